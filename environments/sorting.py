@@ -1,0 +1,33 @@
+"""Sorting (C4, C16): sort a list of integers ascending."""
+
+from rlve_jax.env import Environment, grow, parse_ints, positional_match_reward
+
+
+class Sorting(Environment):
+    name = "Sorting"
+
+    def levels(self, difficulty):
+        return [{"N": grow(3, lambda n: int(1.1 * n + 1), difficulty)}]  # 3,4,5,6,7,8,9,10,12,14,...
+
+    def sample(self, params, rng):
+        n = params["N"]
+        array = [rng.randint(0, 5 * n) for _ in range(n)]
+        return {"array": array, "gold": sorted(array)}
+
+    def prompt(self, data):
+        return (
+            "You are given the following list of numbers:\n"
+            f"{' '.join(map(str, data['array']))}\n"
+            "Please sort them in ascending order.\n\n"
+            "Output Format: a single line with the sorted numbers separated by single spaces, "
+            "e.g. `1 2 3 4 5` (without quotes or backticks)."
+        )
+
+    def score(self, data, answer):
+        values = parse_ints(answer)
+        if len(values) != len(data["gold"]):
+            return -0.5
+        return positional_match_reward(values, data["gold"], beta=10)
+
+    def reference(self, problem):
+        return " ".join(map(str, problem.data["gold"]))

@@ -1,0 +1,294 @@
+"""The environment contract: problems, verdicts, answer extraction, reward helpers.
+
+An environment is a pure problem generator at an integer difficulty plus an
+algorithmic verifier. `generate(difficulty, seed)` is deterministic on any machine;
+`verify(problem, output)` never raises and never runs model text as code.
+This module is plain Python (no JAX) so worker processes stay light.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import random
+import re
+from typing import Any, ClassVar, Sequence
+
+FORMAT_ERROR_REWARD = -1.0
+ACCURACY_TOLERANCE = 1e-6
+MAX_ANSWER_CHARS = 100_000  # longer extracted answers are a format error, never parsed
+
+# ---------------------------------------------------------------------------
+# Records
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """One generated problem: everything a verifier needs, JSON-serialisable."""
+
+    env: str
+    difficulty: int
+    seed: int
+    prompt: str
+    params: dict[str, Any]  # the difficulty-level parameter setting it was drawn from
+    data: dict[str, Any]  # instance data (JSON-native: lists, not tuples)
+    pass_threshold: float = 1.0  # accuracy = reward >= pass_threshold
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Problem":
+        return cls(**json.loads(text))
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """The verifier's judgement of one output."""
+
+    reward: float  # in [-1, 1]
+    accuracy: bool  # reward >= the problem's pass threshold
+    format_ok: bool  # reward > -1
+    reason: str  # correct | partial | wrong | invalid | format | no_answer | error | timeout | crash
+
+    @classmethod
+    def format_error(cls, reason: str = "format") -> "Verdict":
+        return cls(FORMAT_ERROR_REWARD, False, False, reason)
+
+    @classmethod
+    def judge(cls, reward: float, pass_threshold: float) -> "Verdict":
+        """Turn a reward into a verdict with the original's accuracy and format rules."""
+        if reward <= FORMAT_ERROR_REWARD + ACCURACY_TOLERANCE:
+            return cls.format_error("format")
+        accuracy = reward >= pass_threshold - ACCURACY_TOLERANCE
+        if accuracy:
+            reason = "correct"
+        elif reward > 0:
+            reason = "partial"
+        elif reward == 0:
+            reason = "wrong"
+        else:
+            reason = "invalid"
+        return cls(reward, accuracy, True, reason)
+
+
+class FormatError(ValueError):
+    """Raised by a scorer when the answer cannot be parsed: reward -1."""
+
+
+# ---------------------------------------------------------------------------
+# Answer extraction
+
+ANSWER_TAGS: tuple[str, str] = ("<answer>", "</answer>")
+BOXED: tuple[str, str] = ("\\boxed{", "}")
+_ASSISTANT_CUES = ("Assistant:", "<|im_start|>assistant")
+
+
+def extract_answer(output: str, markers: Sequence[str] = ANSWER_TAGS) -> str | None:
+    """Text inside the last marker pair (stripped), or None if there is none.
+
+    Like the original, text before the first assistant cue is ignored. `\\boxed{...}`
+    is matched with balanced braces (the original stopped at the first `}`).
+    Linear time in the output length.
+    """
+    for cue in _ASSISTANT_CUES:
+        cut = output.find(cue)
+        if cut >= 0:
+            output = output[cut + len(cue):]
+    start, end = markers
+    if start.endswith("{") and end == "}":
+        answer = _last_balanced(output, start)
+    else:
+        answer = _last_pair(output, start, end)
+    return None if answer is None else answer.strip()
+
+
+def _last_pair(text: str, start: str, end: str) -> str | None:
+    """Last match of the non-greedy pattern start(.*?)end, without regex backtracking."""
+    last, pos = None, 0
+    while True:
+        i = text.find(start, pos)
+        if i < 0:
+            return last
+        j = text.find(end, i + len(start))
+        if j < 0:
+            return last
+        last, pos = text[i + len(start):j], j + len(end)
+
+
+def _last_balanced(text: str, start: str) -> str | None:
+    """Content of the last top-level `start ... }` whose braces balance."""
+    last, pos = None, 0
+    while True:
+        i = text.find(start, pos)
+        if i < 0:
+            return last
+        depth, j = 1, i + len(start)
+        while j < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            j += 1
+        if depth:
+            return last
+        last, pos = text[i + len(start):j - 1], j
+
+
+# ---------------------------------------------------------------------------
+# Parsing helpers for scorers (all raise FormatError on bad input)
+
+_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+
+
+def _checked(text: str) -> str:
+    if len(text) > MAX_ANSWER_CHARS:
+        raise FormatError("answer too long")
+    return text.strip()
+
+
+def parse_int(text: str) -> int:
+    """A single (ASCII) integer, nothing else; at most 4300 digits."""
+    text = _checked(text)
+    if not _INT.fullmatch(text):
+        raise FormatError(f"not an integer: {text[:40]!r}")
+    try:
+        return int(text)
+    except ValueError as error:  # more digits than int() accepts
+        raise FormatError(str(error)) from None
+
+
+def parse_ints(text: str, sep: str | None = None) -> list[int]:
+    """Integers separated by whitespace (or `sep`); empty text gives []."""
+    text = _checked(text)
+    return [parse_int(token) for token in text.split(sep)] if text else []
+
+
+def parse_float(text: str) -> float:
+    """A single finite decimal number."""
+    text = _checked(text)
+    if len(text) > 1000 or not _FLOAT.fullmatch(text):
+        raise FormatError(f"not a number: {text[:40]!r}")
+    value = float(text)
+    if not math.isfinite(value):
+        raise FormatError("non-finite number")
+    return value
+
+
+def parse_lines(text: str) -> list[str]:
+    """Non-empty stripped lines."""
+    return [line.strip() for line in _checked(text).splitlines() if line.strip()]
+
+
+def parse_int_rows(text: str) -> list[list[int]]:
+    """A matrix: one line per row, integers separated by whitespace."""
+    return [parse_ints(line) for line in parse_lines(text)]
+
+
+# ---------------------------------------------------------------------------
+# Reward shapes used across the gym (rlve_reference.md section a)
+
+
+def ratio_reward(answer: float, reference: float, beta: float) -> float:
+    """(min/max)^beta for counting answers; both must be positive."""
+    if reference == answer:
+        return 1.0
+    if reference <= 0 or answer <= 0:
+        return 0.0
+    return (min(answer, reference) / max(answer, reference)) ** beta
+
+
+def fraction_reward(good: int, total: int, beta: float) -> float:
+    """(good/total)^beta, e.g. satisfied constraints or matching positions."""
+    return 1.0 if total == 0 else (good / total) ** beta
+
+
+def positional_match_reward(answer: Sequence[Any], gold: Sequence[Any], beta: float) -> float:
+    """mean([answer_i == gold_i])^beta for equal-length sequences."""
+    return fraction_reward(sum(a == g for a, g in zip(answer, gold)), len(gold), beta)
+
+
+def grow(x: int, rule, times: int) -> int:
+    """Apply a controller growth rule `times` times, e.g. grow(3, lambda x: int(1.1 * x + 1), d)."""
+    for _ in range(times):
+        x = rule(x)
+    return x
+
+
+# ---------------------------------------------------------------------------
+# The base class
+
+
+class Environment:
+    """A verifiable environment. Subclasses set `name` and implement the four hooks.
+
+    Hooks:
+      levels(d)            parameter settings allowed at difficulty d (the original's
+                           controller advanced d times); one is drawn per problem.
+      sample(params, rng)  instance data (JSON-native dict); put a correct answer text
+                           under "reference" when the generator knows one.
+      prompt(data)         the user-facing problem text with its own output format; it
+                           never mentions answer tags (the prompt format layer does).
+      score(data, answer)  reward in [-1, 1] for the extracted answer text; raise
+                           FormatError for unparseable answers.
+    """
+
+    name: ClassVar[str] = ""  # the exact original identifier, e.g. "Sorting"
+    size_keys: ClassVar[tuple[str, ...]] = ()  # parameters that grow with difficulty (default: int ones)
+    empty_answer_can_solve: ClassVar[bool] = False  # True where an empty answer is a real solution
+
+    # -- hooks ---------------------------------------------------------------
+    def levels(self, difficulty: int) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def sample(self, params: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def prompt(self, data: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def score(self, data: dict[str, Any], answer: str) -> float:
+        raise NotImplementedError
+
+    def pass_threshold(self, data: dict[str, Any]) -> float:
+        """Reward needed for accuracy; 1.0 except in a few environments."""
+        return 1.0
+
+    # -- public API ----------------------------------------------------------
+    def generate(self, difficulty: int, seed: int) -> Problem:
+        """The problem for (difficulty, seed): pure and reproducible everywhere."""
+        if not isinstance(difficulty, int) or difficulty < 0:
+            raise ValueError(f"{self.name}: difficulty must be a non-negative int, got {difficulty!r}")
+        rng = random.Random(seed)
+        params = dict(rng.choice(self.levels(difficulty)))
+        data = self.sample(dict(params), rng)
+        return Problem(self.name, difficulty, seed, self.prompt(data), params, data, self.pass_threshold(data))
+
+    def verify(self, problem: Problem, output: str, markers: Sequence[str] = ANSWER_TAGS) -> Verdict:
+        """Score a model output; never raises. Missing markers or parse failures give -1."""
+        try:
+            answer = extract_answer(output, markers)
+            if answer is None:
+                return Verdict.format_error("no_answer")
+            reward = float(self.score(problem.data, answer))
+        except FormatError:
+            return Verdict.format_error("format")
+        except Exception:  # noqa: BLE001 -- like the original, any scorer failure is a format error
+            return Verdict.format_error("error")
+        if not -1.0 <= reward <= 1.0:  # NaN fails this too
+            return Verdict.format_error("error")
+        return Verdict.judge(reward, problem.pass_threshold)
+
+    def reference(self, problem: Problem) -> str | None:
+        """A correct answer text (without markers), or None if none is cheap to produce."""
+        return problem.data.get("reference")
+
+    def perturb(self, problem: Problem, answer: str) -> str:
+        """A nearby wrong answer for tests: the last integer in the text plus one."""
+        numbers = list(_INT.finditer(answer))
+        if not numbers:
+            return answer + " ?"
+        last = numbers[-1]
+        return answer[:last.start()] + str(int(last.group()) + 1) + answer[last.end():]
+
+    def __repr__(self) -> str:
+        return f"<Environment {self.name}>"

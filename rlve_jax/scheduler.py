@@ -1,0 +1,137 @@
+"""Difficulty schedulers: the paper's adaptive controller and the static baseline.
+
+AdaptiveScheduler follows the original RLVEManager (rlve_reference.md section b):
+each environment has an upper level h (never decreasing) and draws levels uniformly
+from the window [max(0, h - W + 1), h]; only rollouts at level h are counted; once an
+environment has at least `min_samples` of them, h goes up by one if their accuracy is
+>= the threshold, and the counters reset either way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Iterable, NamedTuple, Sequence
+
+
+class Draw(NamedTuple):
+    """One problem to generate."""
+
+    env: str
+    difficulty: int
+    seed: int
+
+
+class Rollout(NamedTuple):
+    """What the scheduler needs to know about one verified response."""
+
+    env: str
+    difficulty: int
+    accuracy: float  # 0/1 (the verdict's accuracy)
+
+
+@dataclasses.dataclass
+class _Tally:
+    accuracy_sum: float = 0.0
+    num_samples: int = 0
+
+
+def _rng_state_to_json(rng: random.Random) -> list:
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def _rng_state_from_json(state: list) -> tuple:
+    version, internal, gauss = state
+    return version, tuple(internal), gauss
+
+
+class AdaptiveScheduler:
+    """Per-environment sliding difficulty windows that climb as the policy masters level h."""
+
+    def __init__(self, env_names: Sequence[str], initial_difficulty: int = 0, window: int = 4,
+                 promote_threshold: float = 0.9, min_samples: int = 128, seed: int = 0,
+                 first_problem_seed: int = 0, problem_seed_stride: int = 1):
+        if not env_names:
+            raise ValueError("AdaptiveScheduler needs at least one environment")
+        if len(set(env_names)) != len(env_names):
+            raise ValueError(f"duplicate environments in {list(env_names)}")
+        if window < 1 or min_samples < 1 or initial_difficulty < 0:
+            raise ValueError(f"need window >= 1, min_samples >= 1, initial_difficulty >= 0; "
+                             f"got {window=}, {min_samples=}, {initial_difficulty=}")
+        self.env_names = list(env_names)
+        self.window, self.promote_threshold, self.min_samples = window, promote_threshold, min_samples
+        self.upper = {name: initial_difficulty for name in self.env_names}
+        self.tally = {name: _Tally() for name in self.env_names}
+        # Problem seeds: first_problem_seed, +stride, ... (a stride > 1 partitions seeds across hosts).
+        self.problem_seed = first_problem_seed
+        self.problem_seed_stride = problem_seed_stride
+        self.rng = random.Random(seed)
+
+    def window_of(self, env: str) -> tuple[int, int]:
+        """The inclusive level range drawn from for `env`."""
+        h = self.upper[env]
+        return max(0, h - self.window + 1), h
+
+    def sample(self) -> Draw:
+        """Draw an environment uniformly, a level uniformly in its window, and the next seed."""
+        env = self.rng.choice(self.env_names)
+        lo, hi = self.window_of(env)
+        draw = Draw(env, self.rng.randint(lo, hi), self.problem_seed)
+        self.problem_seed += self.problem_seed_stride  # advanced on every attempt, as in the original
+        return draw
+
+    def update(self, rollouts: Iterable[Rollout]) -> dict[str, int]:
+        """Count one step's rollouts (all generated groups) and promote; returns {env: new h}."""
+        for rollout in rollouts:
+            if rollout.env in self.tally and rollout.difficulty == self.upper[rollout.env]:
+                tally = self.tally[rollout.env]
+                tally.accuracy_sum += rollout.accuracy
+                tally.num_samples += 1
+        promoted = {}
+        for env, tally in self.tally.items():
+            if tally.num_samples >= self.min_samples:
+                if tally.accuracy_sum / tally.num_samples >= self.promote_threshold:
+                    self.upper[env] += 1
+                    promoted[env] = self.upper[env]
+                self.tally[env] = _Tally()
+        return promoted
+
+    def state_dict(self) -> dict:
+        """JSON-serialisable state: levels, counters, seed counter and the draw RNG."""
+        return {
+            "kind": "adaptive",
+            "upper": dict(self.upper),
+            "tally": {env: dataclasses.asdict(t) for env, t in self.tally.items()},
+            "problem_seed": self.problem_seed,
+            "rng": _rng_state_to_json(self.rng),
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        if state.get("kind") != "adaptive" or set(state["upper"]) != set(self.env_names):
+            raise ValueError("scheduler state does not match this scheduler's kind or environment list")
+        self.upper = {env: int(h) for env, h in state["upper"].items()}
+        self.tally = {env: _Tally(**t) for env, t in state["tally"].items()}
+        self.problem_seed = int(state["problem_seed"])
+        self.rng.setstate(_rng_state_from_json(state["rng"]))
+
+
+class StaticScheduler(AdaptiveScheduler):
+    """The paper's static baseline: every environment draws levels uniformly from [lo, hi]."""
+
+    def __init__(self, env_names: Sequence[str], lo: int = 0, hi: int = 0, seed: int = 0,
+                 first_problem_seed: int = 0, problem_seed_stride: int = 1):
+        if not 0 <= lo <= hi:
+            raise ValueError(f"StaticScheduler needs 0 <= lo <= hi, got {lo=}, {hi=}")
+        super().__init__(env_names, initial_difficulty=hi, window=hi - lo + 1, seed=seed,
+                         first_problem_seed=first_problem_seed, problem_seed_stride=problem_seed_stride)
+
+    def update(self, rollouts: Iterable[Rollout]) -> dict[str, int]:
+        """The window never moves."""
+        return {}
+
+    def state_dict(self) -> dict:
+        return {**super().state_dict(), "kind": "static"}
+
+    def load_state_dict(self, state: dict) -> None:
+        super().load_state_dict({**state, "kind": "adaptive"})

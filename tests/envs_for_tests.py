@@ -1,0 +1,40 @@
+"""Test-only environments (not registered): one that hangs, one that crashes its worker."""
+
+import os
+import time
+
+from rlve_jax.env import Environment, parse_int
+
+
+class EchoEnv(Environment):
+    """Answer = the seed; 'sleep' makes the verifier hang, 'die' kills the worker process."""
+
+    name = "TestOnlyEcho"
+
+    def levels(self, difficulty):
+        return [{"N": difficulty}]
+
+    def sample(self, params, rng):
+        return {"value": rng.randint(0, 10**6)}
+
+    def prompt(self, data):
+        return "Repeat the hidden value."
+
+    def score(self, data, answer):
+        if answer == "sleep":
+            time.sleep(60)
+        if answer == "die":
+            os._exit(3)
+        if answer == "hog":
+            blob = bytearray(64 * 2**30)  # far above the worker's memory limit
+            return float(len(blob) > 0)
+        return float(parse_int(answer) == data["value"])
+
+
+class SlowGenerateEnv(EchoEnv):
+    name = "TestOnlySlowGenerate"
+
+    def sample(self, params, rng):
+        if params["N"] == 1:
+            time.sleep(60)
+        return super().sample(params, rng)

@@ -1,0 +1,99 @@
+"""The adaptive difficulty controller, rule by rule (rlve_reference.md section b)."""
+
+import collections
+import json
+
+import pytest
+
+from rlve_jax.scheduler import AdaptiveScheduler, Rollout, StaticScheduler
+
+
+def rollouts(env, level, n, correct):
+    return [Rollout(env, level, 1.0 if i < correct else 0.0) for i in range(n)]
+
+
+def test_promotes_only_at_threshold_and_resets_either_way():
+    s = AdaptiveScheduler(["A", "B"], min_samples=128)
+    assert s.update(rollouts("A", 0, 127, 127)) == {}  # not enough samples yet
+    assert s.tally["A"].num_samples == 127
+    assert s.update(rollouts("A", 0, 1, 1)) == {"A": 1}  # 128 samples, accuracy 1.0
+    assert s.tally["A"].num_samples == 0
+    # Accuracy just below 0.9: no promotion, counters still reset.
+    assert s.update(rollouts("A", 1, 128, 115)) == {} and s.upper["A"] == 1
+    assert s.tally["A"].num_samples == 0
+    # Exactly 0.9 promotes (>=).
+    assert s.update(rollouts("A", 1, 130, 117)) == {"A": 2}
+    assert s.upper["B"] == 0
+
+
+def test_only_rollouts_at_the_upper_level_count():
+    s = AdaptiveScheduler(["A"], initial_difficulty=3, min_samples=10)
+    s.update(rollouts("A", 2, 50, 50) + rollouts("A", 1, 50, 50) + rollouts("Z", 3, 50, 50))
+    assert s.tally["A"].num_samples == 0 and s.upper["A"] == 3
+    s.update(rollouts("A", 3, 10, 9))
+    assert s.upper["A"] == 4
+
+
+def test_at_most_one_level_per_step_and_never_down():
+    s = AdaptiveScheduler(["A"], min_samples=8)
+    assert s.update(rollouts("A", 0, 1000, 1000)) == {"A": 1}
+    s.update(rollouts("A", 1, 100, 0))
+    assert s.upper["A"] == 1
+
+
+def test_window_slides_and_levels_are_uniform():
+    s = AdaptiveScheduler(["A"], window=4, min_samples=1, seed=3)
+    seen = []
+    for h in range(7):
+        assert s.window_of("A") == (max(0, h - 3), h)
+        counts = collections.Counter(s.sample().difficulty for _ in range(4000))
+        assert set(counts) == set(range(max(0, h - 3), h + 1))
+        assert max(counts.values()) / min(counts.values()) < 1.25
+        seen.append(counts)
+        s.update([Rollout("A", h, 1.0)])
+
+
+def test_environments_uniform_and_seeds_unique():
+    s = AdaptiveScheduler(["A", "B", "C"], seed=0)
+    draws = [s.sample() for _ in range(3000)]
+    assert [d.seed for d in draws] == list(range(3000))
+    counts = collections.Counter(d.env for d in draws)
+    assert all(900 < c < 1100 for c in counts.values())
+
+
+def test_seed_partition_across_hosts():
+    hosts = [AdaptiveScheduler(["A"], first_problem_seed=i, problem_seed_stride=4) for i in range(4)]
+    seeds = [h.sample().seed for _ in range(5) for h in hosts]
+    assert sorted(seeds) == list(range(20))
+
+
+def test_state_round_trips_through_json_and_resumes_exactly():
+    s = AdaptiveScheduler(["A", "B"], min_samples=4, seed=11)
+    for _ in range(5):
+        draws = [s.sample() for _ in range(6)]
+        s.update([Rollout(d.env, d.difficulty, 1.0) for d in draws])
+    state = json.loads(json.dumps(s.state_dict()))
+    resumed = AdaptiveScheduler(["A", "B"], min_samples=4, seed=999)
+    resumed.load_state_dict(state)
+    assert [resumed.sample() for _ in range(50)] == [s.sample() for _ in range(50)]
+    assert resumed.state_dict() == s.state_dict()
+    with pytest.raises(ValueError):
+        AdaptiveScheduler(["A", "C"]).load_state_dict(state)
+
+
+def test_static_scheduler_never_moves():
+    s = StaticScheduler(["A"], lo=2, hi=5)
+    assert {s.sample().difficulty for _ in range(500)} == {2, 3, 4, 5}
+    assert s.update(rollouts("A", 5, 1000, 1000)) == {} and s.window_of("A") == (2, 5)
+    clone = StaticScheduler(["A"], lo=2, hi=5)
+    clone.load_state_dict(json.loads(json.dumps(s.state_dict())))
+    assert clone.sample() == s.sample()
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        AdaptiveScheduler([])
+    with pytest.raises(ValueError):
+        AdaptiveScheduler(["A", "A"])
+    with pytest.raises(ValueError):
+        StaticScheduler(["A"], lo=3, hi=1)
