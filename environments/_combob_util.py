@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 from typing import ClassVar, Sequence
 
-from rlve_jax.env import Environment, FormatError, Problem, parse_int, parse_ints, parse_lines, ratio_reward
+from rlve_jax.env import (Environment, FormatError, Problem, parse_int, parse_ints, parse_lines,
+                          positional_match_reward, ratio_reward)
 
 PRIME_MODULI = (998244353, 1000000007)
 
@@ -49,6 +50,37 @@ class CountingEnvironment(Environment):
         return str(value + max(1, value // 100))
 
 
+class IntListEnvironment(Environment):
+    """The answer is the integer list data["gold"]: wrong length -0.5, else (matching positions)^match_beta."""
+
+    match_beta: ClassVar[float] = 10
+
+    def score(self, data, answer):
+        values = parse_ints(answer)
+        if len(values) != len(data["gold"]):
+            return -0.5
+        return positional_match_reward(values, data["gold"], beta=self.match_beta)
+
+    def reference(self, problem: Problem) -> str:
+        return " ".join(map(str, problem.data["gold"]))
+
+
+class IndexChoiceEnvironment(Environment):
+    """The answer is a set of distinct 0-based indices into a list of `size` items."""
+
+    @staticmethod
+    def distinct_indices(answer: str, size: int) -> list[int] | None:
+        """The indices, or None (the invalid reward) if one is out of range or repeated."""
+        chosen = parse_ints(answer)
+        if any(not 0 <= i < size for i in chosen) or len(set(chosen)) != len(chosen):
+            return None
+        return chosen
+
+    def perturb(self, problem: Problem, answer: str) -> str:
+        """Drop the last index: shifting one could land on an equal item and stay correct."""
+        return " ".join(answer.split()[:-1])
+
+
 def fraction_mod(numerator: int, denominator: int, mod: int) -> int:
     """numerator / denominator as an element of Z_mod (mod prime, denominator not a multiple)."""
     return numerator % mod * pow(denominator, -1, mod) % mod
@@ -84,6 +116,14 @@ def rooted_order(neighbours: list[list[int]], root: int) -> tuple[list[int], lis
                 seen[v], parent[v] = True, u
                 order.append(v)
     return parent, order
+
+
+def subtree_sizes(n: int, edges: Sequence[Sequence[int]], root: int) -> list[int]:
+    parent, order = rooted_order(adjacency(n, edges), root)
+    size = [1] * n
+    for v in reversed(order[1:]):
+        size[parent[v]] += size[v]
+    return size
 
 
 def count_under_exact_maxima(cell_sizes: Sequence[int], constraints: Sequence[tuple[Sequence[int], int]],

@@ -1,6 +1,6 @@
 """MoneyChargingGame: probability that first draw times follow tree-shaped precedence constraints."""
 
-from environments._combob_util import (ModCountingEnvironment, adjacency, random_tree_edges, rooted_order)
+from environments._combob_util import ModCountingEnvironment, adjacency, random_tree_edges, rooted_order
 from rlve_jax.env import grow
 
 MOD = 998244353

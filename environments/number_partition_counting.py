@@ -5,13 +5,13 @@ from rlve_jax.env import grow
 
 
 def partitions_into_parts(n: int, k: int) -> int:
-    """p(n, k) = p(n-1, k-1) (a part equal to 1) + p(n-k, k) (all parts >= 2: subtract 1 from each)."""
-    table = [[0] * (k + 1) for _ in range(n + 1)]
-    table[0][0] = 1
-    for total in range(1, n + 1):
-        for parts in range(1, min(total, k) + 1):
-            table[total][parts] = table[total - 1][parts - 1] + table[total - parts][parts]
-    return table[n][k]
+    """Exactly k parts <-> (conjugate) largest part exactly k <-> partitions of n - k into parts <= k."""
+    rest = n - k
+    ways = [1] + [0] * rest
+    for part in range(1, min(k, rest) + 1):
+        for total in range(part, rest + 1):
+            ways[total] += ways[total - part]
+    return ways[rest]
 
 
 class NumberPartitionCounting(CountingEnvironment):

@@ -1,6 +1,7 @@
 """RandomRangeMaxExpectation: expected array after Q random 'set a random subarray to its maximum' operations."""
 
-from rlve_jax.env import Environment, fraction_reward, grow, parse_ints
+from environments._combob_util import IntListEnvironment
+from rlve_jax.env import grow
 
 MOD = 10000
 
@@ -55,8 +56,9 @@ def scaled_expectations(values: list[int], q: int) -> list[int]:
     return result
 
 
-class RandomRangeMaxExpectation(Environment):
+class RandomRangeMaxExpectation(IntListEnvironment):
     name = "RandomRangeMaxExpectation"
+    match_beta = 3
 
     def levels(self, difficulty):
         return [{"N": grow(3, lambda n: int(1.1 * n + 1), difficulty)}]
@@ -79,12 +81,3 @@ class RandomRangeMaxExpectation(Environment):
             f"Output Format: a single line with {n} integers separated by spaces: E_i * "
             f"({n * (n + 1) // 2})^{q} modulo {MOD}, for i = 1 to {n}."
         )
-
-    def score(self, data, answer):
-        values = parse_ints(answer)
-        if len(values) != len(data["gold"]):
-            return -0.5
-        return fraction_reward(sum(v == g for v, g in zip(values, data["gold"])), len(data["gold"]), beta=3)
-
-    def reference(self, problem):
-        return " ".join(map(str, problem.data["gold"]))

@@ -1,6 +1,6 @@
 """SCC_Sequence_Counting: for every E, how many sequences of SCC counts can E edge insertions produce."""
 
-from rlve_jax.env import Environment, fraction_reward, parse_ints
+from environments._combob_util import IntListEnvironment
 
 
 def scc_sequence_counts(n: int, mod: int) -> list[int]:
@@ -31,7 +31,7 @@ def scc_sequence_counts(n: int, mod: int) -> list[int]:
     return counts
 
 
-class SCC_Sequence_Counting(Environment):
+class SCC_Sequence_Counting(IntListEnvironment):
     name = "SCC_Sequence_Counting"
 
     def levels(self, difficulty):
@@ -53,13 +53,3 @@ class SCC_Sequence_Counting(Environment):
             f"Output Format: a single line with {total} integers separated by spaces: the counts for E = 1, 2, ..., "
             f"{total}, each modulo {mod}."
         )
-
-    def score(self, data, answer):
-        values = parse_ints(answer)
-        gold = data["gold"]
-        if len(values) != len(gold):
-            return -0.5
-        return fraction_reward(sum(v == g for v, g in zip(values, gold)), len(gold), beta=10)
-
-    def reference(self, problem):
-        return " ".join(map(str, problem.data["gold"]))

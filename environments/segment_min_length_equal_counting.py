@@ -1,4 +1,4 @@
-"""SegmentMinLengthEqual_Counting: arrays over a value set that split into segments whose minimum equals their length."""
+"""SegmentMinLengthEqual_Counting: arrays over a value set that split into segments with minimum = length."""
 
 from environments._combob_util import ModCountingEnvironment
 
@@ -30,8 +30,9 @@ class SegmentMinLengthEqual_Counting(ModCountingEnvironment):
 
     def prompt(self, data):
         n = data["N"]
+        allowed = ", ".join(map(str, data["allowed"]))
         return (
-            f"Count the arrays a[1..{n}] whose entries all belong to the set {{{', '.join(map(str, data['allowed']))}}} "
+            f"Count the arrays a[1..{n}] whose entries all belong to the set {{{allowed}}} "
             f"and that can be cut into consecutive non-empty segments (covering the whole array) such that in every "
             f"segment the minimum entry equals the segment's length.\n\n"
             f"Output Format: a single integer, the number of such arrays modulo {data['mod']}."

@@ -1,9 +1,10 @@
 """SetCover: choose some of the given sets so that every item is covered exactly once (exact cover)."""
 
-from rlve_jax.env import Environment, Problem, fraction_reward, parse_ints
+from environments._combob_util import IndexChoiceEnvironment
+from rlve_jax.env import fraction_reward
 
 
-class SetCover(Environment):
+class SetCover(IndexChoiceEnvironment):
     name = "SetCover"
 
     def levels(self, difficulty):
@@ -36,15 +37,11 @@ class SetCover(Environment):
         )
 
     def score(self, data, answer):
-        chosen = parse_ints(answer)
         sets = data["sets"]
-        if any(not 0 <= i < len(sets) for i in chosen) or len(set(chosen)) != len(chosen):
+        chosen = self.distinct_indices(answer, len(sets))
+        if chosen is None:
             return -0.5
         covered = [item for i in chosen for item in sets[i]]
         if len(covered) != len(set(covered)):
             return -0.5
         return fraction_reward(len(covered), data["N"], beta=10)
-
-    def perturb(self, problem: Problem, answer: str) -> str:
-        """Drop the last chosen set: an item goes uncovered (appending an index could pick a duplicate set)."""
-        return " ".join(answer.split()[:-1])

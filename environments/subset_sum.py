@@ -1,9 +1,10 @@
 """SubsetSum: pick distinct indices whose values add up exactly to the target."""
 
-from rlve_jax.env import Environment, Problem, grow, parse_ints
+from environments._combob_util import IndexChoiceEnvironment
+from rlve_jax.env import grow
 
 
-class SubsetSum(Environment):
+class SubsetSum(IndexChoiceEnvironment):
     name = "SubsetSum"
 
     def levels(self, difficulty):
@@ -21,17 +22,14 @@ class SubsetSum(Environment):
         listing = " ".join(f"A[{i}]={v}" for i, v in enumerate(values))
         return (
             f"You are given an array A of {len(values)} positive integers: {listing}\n"
-            f"Choose some distinct indices i1, i2, ..., ik such that A[i1] + A[i2] + ... + A[ik] = {data['target']}.\n\n"
+            f"Choose some distinct indices i1, i2, ..., ik such that "
+            f"A[i1] + A[i2] + ... + A[ik] = {data['target']}.\n\n"
             "Output Format: a single line with the chosen indices separated by spaces."
         )
 
     def score(self, data, answer):
-        chosen = parse_ints(answer)
         values = data["values"]
-        if any(not 0 <= i < len(values) for i in chosen) or len(set(chosen)) != len(chosen):
+        chosen = self.distinct_indices(answer, len(values))
+        if chosen is None:
             return -0.5
         return float(sum(values[i] for i in chosen) == data["target"])
-
-    def perturb(self, problem: Problem, answer: str) -> str:
-        """Drop the last index (values are positive, so the sum falls short); a shifted index could hit an equal value."""
-        return " ".join(answer.split()[:-1])

@@ -3,8 +3,7 @@ uncoloured vertex together with its path to the root."""
 
 from fractions import Fraction
 
-from environments._combob_util import (ModCountingEnvironment, adjacency, fraction_mod, random_tree_edges,
-                                       rooted_order)
+from environments._combob_util import ModCountingEnvironment, fraction_mod, random_tree_edges, subtree_sizes
 
 MOD = 10 ** 9 + 7
 
@@ -12,11 +11,7 @@ MOD = 10 ** 9 + 7
 def expected_steps(n: int, edges: list[list[int]], root: int) -> Fraction:
     """Picking uncoloured vertices is a uniform random order with coloured ones skipped; vertex v is picked
     iff it precedes its whole subtree in that order, with probability 1/size(v)."""
-    parent, order = rooted_order(adjacency(n, edges), root)
-    size = [1] * n
-    for v in reversed(order[1:]):
-        size[parent[v]] += size[v]
-    return sum((Fraction(1, s) for s in size), Fraction(0))
+    return sum((Fraction(1, s) for s in subtree_sizes(n, edges, root)), Fraction(0))
 
 
 class TreeElimination_Expectation(ModCountingEnvironment):

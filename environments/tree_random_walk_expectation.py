@@ -1,7 +1,6 @@
 """TreeRandomWalkExpectation: mean over all ordered vertex pairs of the expected random-walk hitting time."""
 
-from environments._combob_util import (ModCountingEnvironment, adjacency, fraction_mod, random_tree_edges,
-                                       rooted_order)
+from environments._combob_util import ModCountingEnvironment, fraction_mod, random_tree_edges, subtree_sizes
 
 MOD = 998244353
 
@@ -12,11 +11,8 @@ def total_hitting_time(n: int, edges: list[list[int]]) -> int:
     Crossing an edge from the side with a vertices to the side with b vertices takes 2a - 1 steps in
     expectation and lies on a*b of the ordered paths; both directions together give a*b*(2n - 2).
     """
-    parent, order = rooted_order(adjacency(n, edges), 0)
-    size = [1] * n
-    for v in reversed(order[1:]):
-        size[parent[v]] += size[v]
-    return sum(size[v] * (n - size[v]) * (2 * n - 2) for v in order[1:])
+    size = subtree_sizes(n, edges, 0)
+    return sum(size[v] * (n - size[v]) * (2 * n - 2) for v in range(1, n))
 
 
 class TreeRandomWalkExpectation(ModCountingEnvironment):
