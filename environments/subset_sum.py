@@ -1,0 +1,35 @@
+"""SubsetSum: pick distinct indices whose values add up exactly to the target."""
+
+from environments._combob_util import IndexChoiceEnvironment
+from rlve_jax.env import grow
+
+
+class SubsetSum(IndexChoiceEnvironment):
+    name = "SubsetSum"
+
+    def levels(self, difficulty):
+        return [{"N": grow(3, lambda n: int(1.1 * n + 1), difficulty)}]
+
+    def sample(self, params, rng):
+        n = params["N"]
+        values = [rng.randint(1, n) for _ in range(n)]
+        chosen = sorted(rng.sample(range(n), rng.randint(2, n - 1)))
+        return {"values": values, "target": sum(values[i] for i in chosen),
+                "reference": " ".join(map(str, chosen))}
+
+    def prompt(self, data):
+        values = data["values"]
+        listing = " ".join(f"A[{i}]={v}" for i, v in enumerate(values))
+        return (
+            f"You are given an array A of {len(values)} positive integers: {listing}\n"
+            f"Choose some distinct indices i1, i2, ..., ik such that "
+            f"A[i1] + A[i2] + ... + A[ik] = {data['target']}.\n\n"
+            "Output Format: a single line with the chosen indices separated by spaces."
+        )
+
+    def score(self, data, answer):
+        values = data["values"]
+        chosen = self.distinct_indices(answer, len(values))
+        if chosen is None:
+            return -0.5
+        return float(sum(values[i] for i in chosen) == data["target"])
