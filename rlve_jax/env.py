@@ -283,12 +283,17 @@ class Environment:
         return problem.data.get("reference")
 
     def perturb(self, problem: Problem, answer: str) -> str:
-        """A nearby wrong answer for tests: the last integer in the text plus one."""
+        """A nearby wrong answer for tests: the last integer in the text moved by max(1, 1%).
+
+        Not just +1: under (min/max)^beta an off-by-one count above ~10^7 is within the 1e-6
+        accuracy tolerance (as in the original), so it would still count as correct.
+        """
         numbers = list(_INT.finditer(answer))
         if not numbers:
             return answer + " ?"
         last = numbers[-1]
-        return answer[:last.start()] + str(int(last.group()) + 1) + answer[last.end():]
+        value = int(last.group())
+        return answer[:last.start()] + str(value + max(1, abs(value) // 100)) + answer[last.end():]
 
     def __repr__(self) -> str:
         return f"<Environment {self.name}>"
