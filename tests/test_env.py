@@ -37,7 +37,7 @@ def test_extraction_is_linear_on_adversarial_text():
     start = time.perf_counter()
     assert extract_answer("<answer>" * 200_000, ANSWER_TAGS) is None
     assert extract_answer("\\boxed{" * 200_000, BOXED) is None
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < 20.0  # a quadratic scan would take hours; this is not a benchmark
 
 
 def test_parsers():
