@@ -7,9 +7,10 @@ from rlve_jax.env import grow
 from environments._comboa_util import ModCountingEnvironment, mod_output_format
 
 MOD = 10000
+EXISTENCE_MOD = (1 << 61) - 1  # a second, huge modulus tells "no path" apart from "a multiple of MOD"
 
 
-def count_paths(source: int, target: int) -> int:
+def count_paths(source: int, target: int, mod: int = MOD) -> int:
     """Path count modulo MOD, layer by highest set bit.
 
     If s AND t = 0 and s < t, the highest bit of s | t belongs to t, so t's highest bit is
@@ -29,8 +30,8 @@ def count_paths(source: int, target: int) -> int:
         for bit in range(top):  # subset-sum transform of the new layer
             view = layer.reshape(-1, 2, 1 << bit)
             view[:, 1, :] += view[:, 0, :]
-            layer %= MOD
-        subset_sums = np.concatenate([subset_sums, (subset_sums + layer) % MOD])
+            layer %= mod
+        subset_sums = np.concatenate([subset_sums, (subset_sums + layer) % mod])
     return 0  # target == 0 has no incoming edge
 
 
@@ -42,8 +43,11 @@ class BitAndZero_PathCounting(ModCountingEnvironment):
 
     def sample(self, params, rng):
         length = params["max_length"]
-        target = rng.randint(1 << (length - 1), (1 << length) - 1)
-        source = rng.randint(0, (1 << (length - 1)) - 1)
+        while True:  # T has exactly max_length bits, S fewer; redraw pairs without any path
+            target = rng.randint(1 << (length - 1), (1 << length) - 1)
+            source = rng.randint(0, (1 << (length - 1)) - 1)
+            if count_paths(source, target, EXISTENCE_MOD):
+                break
         return {"S": bin(source)[2:], "T": bin(target)[2:], "MOD": MOD, "gold": count_paths(source, target)}
 
     def prompt(self, data):

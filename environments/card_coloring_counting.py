@@ -5,8 +5,6 @@ graph that links each colouring to its images under the generators, so a union-f
 the N!/(r! g! b!) colourings counts them exactly (the number Burnside's lemma gives).
 """
 
-from itertools import permutations
-
 from environments._comboa_util import RatioCountingEnvironment, count_output_format
 
 COLORS = "RGB"

@@ -43,7 +43,7 @@ class Cube_FixedLocalMaximumCounting(ModCountingEnvironment):
     def prompt(self, data):
         n, m, l = data["N"], data["M"], data["L"]
         return (
-            f"The integers 1 to {n * m * l} are placed in the cells of an {n} x {m} x {l} box (one integer "
+            f"The integers 1 to {n * m * l} are placed in the cells of a box of size {n} x {m} x {l} (one integer "
             "per cell), with every arrangement equally likely. A cell (x, y, z) is called maximal if its "
             "number is larger than the numbers of all other cells that share at least one coordinate with "
             "it (same x, or same y, or same z).\n"

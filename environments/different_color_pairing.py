@@ -20,7 +20,8 @@ class DifferentColorPairing(Environment):
         return {"N": n, "M": m, "counts": counts}
 
     def prompt(self, data):
-        listing = "\n".join(f"colour {c}: {count} pearls" for c, count in enumerate(data["counts"], start=1))
+        listing = "\n".join(f"colour {c}: {count} pearl{'s' if count > 1 else ''}"
+                            for c, count in enumerate(data["counts"], start=1))
         return (
             f"There are {data['N']} pearls in {data['M']} colours, numbered 1 to {data['M']}:\n{listing}\n\n"
             f"Group all pearls into {data['N'] // 2} pairs so that the two pearls of every pair have different "

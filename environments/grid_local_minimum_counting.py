@@ -11,8 +11,6 @@ from the last stage backwards; a cell released after the i-th cell of T has
 
 from math import factorial
 
-from rlve_jax.env import grow
-
 from environments._comboa_util import RatioCountingEnvironment, count_output_format
 
 WORK_BUDGET = 100_000  # sum over the sets T of |T| 2^|T|; instances above it are redrawn
@@ -23,9 +21,9 @@ def neighbours(n: int, m: int, r: int, c: int) -> list[tuple[int, int]]:
             if (dr or dc) and 0 <= r + dr < n and 0 <= c + dc < m]
 
 
-def local_minima(values: list[list[int]]) -> list[list[int]]:
+def local_minima(values: list[list[int]]) -> list[tuple[int, int]]:
     n, m = len(values), len(values[0])
-    return [[r, c] for r in range(n) for c in range(m)
+    return [(r, c) for r in range(n) for c in range(m)
             if all(values[r][c] < values[a][b] for a, b in neighbours(n, m, r, c))]
 
 
@@ -96,9 +94,10 @@ def exact_minima_sets(n: int, m: int, marked: list[tuple[int, int]],
     return sets
 
 
-def count_exact_minima(n: int, m: int, marked: list[tuple[int, int]]) -> int:
+def count_exact_minima(n: int, m: int, marked: list[tuple[int, int]], budget: float = float("inf")) -> int:
+    """Numberings whose local minima are exactly `marked`; OverBudget if that costs too much."""
     return sum((-1) ** (len(s) - len(marked)) * numberings_with_minima_at_least(n, m, s)
-               for s in exact_minima_sets(n, m, marked))
+               for s in exact_minima_sets(n, m, marked, budget))
 
 
 class GridLocalMinimumCounting(RatioCountingEnvironment):
@@ -115,14 +114,13 @@ class GridLocalMinimumCounting(RatioCountingEnvironment):
             order = list(range(1, n * m + 1))
             rng.shuffle(order)
             marked = local_minima([order[r * m:(r + 1) * m] for r in range(n)])
-            cells = [(r, c) for r, c in marked]
             try:
-                exact_minima_sets(n, m, cells, WORK_BUDGET)
+                gold = count_exact_minima(n, m, marked, WORK_BUDGET)
                 break
             except OverBudget:
                 continue
-        grid = [["X" if [r, c] in marked else "." for c in range(m)] for r in range(n)]
-        return {"N": n, "M": m, "grid": ["".join(row) for row in grid], "gold": count_exact_minima(n, m, cells)}
+        grid = ["".join("X" if (r, c) in marked else "." for c in range(m)) for r in range(n)]
+        return {"N": n, "M": m, "grid": grid, "gold": gold}
 
     def prompt(self, data):
         n, m = data["N"], data["M"]

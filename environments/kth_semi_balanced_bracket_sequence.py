@@ -57,9 +57,11 @@ class Kth_SemiBalancedBracketSequence(Environment):
         n = data["N"]
         return (
             f"Consider the strings of length {n} made of the characters ( and ) that become a balanced bracket "
-            "sequence after deleting exactly one character. (A balanced bracket sequence is one in which every "
-            "( can be matched with a later ), such as (()()).) Sort all such strings in lexicographic order, "
-            f"where ( comes before ). Output the {data['K']}-th string in this order (counting from 1).\n\n"
+            "sequence after deleting exactly one character. (In a balanced bracket sequence, such as (()()), the "
+            "brackets pair up so that every ( is matched with a later ) and matched pairs are properly nested.) "
+            "Sort all such strings in lexicographic order, "
+            f"where ( comes before ). Output string number {data['K']} in this order (the first string is "
+            "number 1).\n\n"
             f"Output Format: a single string of {n} characters, each ( or ), with no spaces."
         )
 
