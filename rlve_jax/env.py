@@ -83,6 +83,7 @@ class FormatError(ValueError):
 ANSWER_TAGS: tuple[str, str] = ("<answer>", "</answer>")
 BOXED: tuple[str, str] = ("\\boxed{", "}")
 _ASSISTANT_CUES = ("Assistant:", "<|im_start|>assistant")
+_BRACE = re.compile(r"[{}]")
 
 
 def extract_answer(output: str, markers: Sequence[str] = ANSWER_TAGS) -> str | None:
@@ -125,11 +126,12 @@ def _last_balanced(text: str, start: str) -> str | None:
         if i < 0:
             return last
         depth, j = 1, i + len(start)
-        while j < len(text) and depth:
-            depth += {"{": 1, "}": -1}.get(text[j], 0)
-            j += 1
-        if depth:
-            return last
+        while depth:
+            brace = _BRACE.search(text, j)
+            if brace is None:
+                return last
+            depth += 1 if brace.group() == "{" else -1
+            j = brace.end()
         last, pos = text[i + len(start):j - 1], j
 
 
@@ -140,7 +142,8 @@ _INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 
 
-def _checked(text: str) -> str:
+def check_length(text: str) -> str:
+    """The stripped answer; FormatError if it is longer than MAX_ANSWER_CHARS."""
     if len(text) > MAX_ANSWER_CHARS:
         raise FormatError("answer too long")
     return text.strip()
@@ -148,7 +151,7 @@ def _checked(text: str) -> str:
 
 def parse_int(text: str) -> int:
     """A single (ASCII) integer, nothing else; at most 4300 digits."""
-    text = _checked(text)
+    text = check_length(text)
     if not _INT.fullmatch(text):
         raise FormatError(f"not an integer: {text[:40]!r}")
     try:
@@ -159,13 +162,13 @@ def parse_int(text: str) -> int:
 
 def parse_ints(text: str, sep: str | None = None) -> list[int]:
     """Integers separated by whitespace (or `sep`); empty text gives []."""
-    text = _checked(text)
+    text = check_length(text)
     return [parse_int(token) for token in text.split(sep)] if text else []
 
 
 def parse_float(text: str) -> float:
     """A single finite decimal number."""
-    text = _checked(text)
+    text = check_length(text)
     if len(text) > 1000 or not _FLOAT.fullmatch(text):
         raise FormatError(f"not a number: {text[:40]!r}")
     value = float(text)
@@ -176,7 +179,7 @@ def parse_float(text: str) -> float:
 
 def parse_lines(text: str) -> list[str]:
     """Non-empty stripped lines."""
-    return [line.strip() for line in _checked(text).splitlines() if line.strip()]
+    return [line.strip() for line in check_length(text).splitlines() if line.strip()]
 
 
 def parse_int_rows(text: str) -> list[list[int]]:
