@@ -302,3 +302,10 @@ def perturb_count(self, problem, answer: str) -> str:
     """Environment.perturb for (min/max)^beta counts: ref + 1 passes the 1e-6 accuracy tolerance once the
     count exceeds ~1e7 (as in the original), so tests use a clearly wrong count instead."""
     return str(2 * int(answer) + 1)
+
+
+def set_text(low: int, high: int) -> str:
+    """{low, ..., high} written out in full when short."""
+    if high - low < 4:
+        return "{" + ", ".join(map(str, range(low, high + 1))) + "}"
+    return f"{{{low}, {low + 1}, ..., {high}}}"

@@ -2,7 +2,7 @@
 
 from rlve_jax.env import Environment, grow
 
-from environments._heldout_util import score_mod, times_1_1_plus_1
+from environments._heldout_util import score_mod, set_text, times_1_1_plus_1
 
 
 def count_even_sequences(n: int, m: int) -> int:
@@ -36,8 +36,8 @@ class Canon(Environment):
     def prompt(self, data):
         n, m, mod = data["N"], data["M"], data["mod"]
         return (
-            f"Consider the set S = {{1, 2, ..., {n}}}. Count the ordered sequences (T_1, T_2, ..., T_{m}) of "
-            f"{m} subsets of S such that:\n"
+            f"Consider the set S = {set_text(1, n)}. Count the ordered sequences of {m} subsets T_1, ..., T_{m} "
+            "of S such that:\n"
             "- every T_i is non-empty;\n"
             "- the subsets are pairwise distinct (T_i != T_j for i != j);\n"
             f"- every element of S belongs to an even number (possibly zero) of the {m} subsets.\n"

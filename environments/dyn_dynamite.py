@@ -89,7 +89,7 @@ class DynDynamite(Environment):
             f"You are given a tree with {n} vertices labeled 0 to {n - 1} and these edges (each of length 1):\n"
             f"{edges}\n\n"
             f"The key vertices are: {' '.join(map(str, data['keys']))}\n"
-            f"Choose exactly {m} distinct vertices as centers so that the maximum, over all key vertices, of the "
+            f"Choose exactly {m} distinct vertices (the centers) so that the maximum, over all key vertices, of the "
             "distance to the nearest center is as small as possible.\n\n"
             f"Output Format: a single line with the {m} chosen vertex labels separated by spaces."
         )

@@ -46,8 +46,8 @@ class JugPuzzle(Environment):
                 apply(action, volumes, capacities)
                 actions.append(action)
             present = sorted({v for v in volumes if v > 0})
-            if present:
-                target = rng.choice(present)
+            if present:  # prefer a volume that one Fill cannot produce
+                target = rng.choice([v for v in present if v not in capacities] or present)
                 return {"capacities": capacities, "target": target,
                         "reference": "\n".join(map(action_text, actions))}
 

@@ -2,7 +2,7 @@
 
 from rlve_jax.env import Environment, fraction_reward, parse_ints
 
-from environments._heldout_util import INVALID, distinct_in_range
+from environments._heldout_util import INVALID, distinct_in_range, set_text
 
 RATIOS = tuple(round(1 + 0.1 * i, 1) for i in range(21))  # m = 1.0, 1.1, ..., 3.0
 
@@ -30,7 +30,7 @@ class SetSplitting(Environment):
         n = data["N"]
         subsets = "\n".join("{ " + ", ".join(map(str, s)) + " }" for s in data["subsets"])
         return (
-            f"The ground set is {{0, 1, ..., {n - 1}}}. Split it into two parts S1 and S2 (S2 is everything not in "
+            f"The ground set is {set_text(0, n - 1)}. Split it into two parts S1 and S2 (S2 is everything not in "
             "S1) so that each of the following subsets has at least one element in S1 and at least one element "
             f"in S2:\n{subsets}\n\n"
             "Output Format: a single line with the elements of S1 separated by spaces."
