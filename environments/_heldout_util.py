@@ -104,6 +104,24 @@ def adjacency(n: int, edges: Sequence[Sequence[int]]) -> list[list[int]]:
     return [sorted(vs) for vs in neighbours]
 
 
+def bfs_tree(neighbours: list[list[int]], root: int) -> tuple[list[int], list[int]]:
+    """(parent, order): BFS parents (-1 at the root and unreached vertices) and the visiting order."""
+    parent, order = [-1] * len(neighbours), [root]
+    seen = [False] * len(neighbours)
+    seen[root] = True
+    for u in order:
+        for v in neighbours[u]:
+            if not seen[v]:
+                seen[v], parent[v] = True, u
+                order.append(v)
+    return parent, order
+
+
+def edge_lines(edges: Sequence[Sequence[int]]) -> str:
+    """One `(u, v)` or `(u, v, w)` per line."""
+    return "\n".join("(" + ", ".join(map(str, e)) + ")" for e in edges) or "(no edges)"
+
+
 def random_latin_square(n: int, rng: random.Random) -> list[list[int]]:
     """A Latin square over 0..n-1: the cyclic square with rows, columns and symbols permuted."""
     rows, cols, symbols = list(range(n)), list(range(n)), list(range(n))

@@ -1,8 +1,7 @@
 """BAJBytecomputer (held-out): fewest X[i+1] += X[i] operations to sort a -1/0/+1 array."""
 
-from rlve_jax.env import Environment
-
 from environments._heldout_util import score_exact
+from rlve_jax.env import Environment
 
 
 def min_operations(values: list[int]) -> int | None:

@@ -1,8 +1,7 @@
 """BanyanHeart (held-out): which vertices can end as the 'heart' of a tree grown from vertex 1."""
 
+from environments._heldout_util import adjacency, bfs_tree, edge_lines, random_tree
 from rlve_jax.env import Environment, FormatError
-
-from environments._heldout_util import adjacency, random_tree
 
 
 def possible_hearts(n: int, edges: list[list[int]]) -> list[bool]:
@@ -16,12 +15,7 @@ def possible_hearts(n: int, edges: list[list[int]]) -> list[bool]:
     (residual f + 1) is outweighed by the rest.
     """
     neighbours = adjacency(n + 1, edges)
-    parent, order = [0] * (n + 1), [1]
-    for u in order:
-        for v in neighbours[u]:
-            if v != parent[u]:
-                parent[v] = u
-                order.append(v)
+    parent, order = bfs_tree(neighbours, 1)
     children = [[v for v in neighbours[u] if v != parent[u]] for u in range(n + 1)]
     size, residual = [1] * (n + 1), [0] * (n + 1)
     for u in reversed(order):
@@ -65,7 +59,7 @@ class BanyanHeart(Environment):
 
     def prompt(self, data):
         n = data["N"]
-        edges = "\n".join(f"({u}, {v})" for u, v in data["edges"])
+        edges = edge_lines(data["edges"])
         return (
             f"A tree with {n} vertices labeled 1 to {n} is grown as follows:\n"
             "- Initially the tree contains only vertex 1, and its heart is vertex 1.\n"

@@ -1,8 +1,7 @@
 """Canon (held-out): ordered sequences of M distinct non-empty subsets of {1..N} covering every element evenly."""
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import score_mod, set_text, times_1_1_plus_1
+from rlve_jax.env import Environment, grow
 
 
 def count_even_sequences(n: int, m: int) -> int:

@@ -2,9 +2,8 @@
 
 from math import gcd
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import perturb_count, score_positive_count, times_1_1_plus_1, times_1_5
+from rlve_jax.env import Environment, grow
 
 
 def count_pure_repeating(n: int, m: int, k: int) -> int:
@@ -31,7 +30,7 @@ class CirculatingDecimalCounting(Environment):
             f"Consider all fractions x / y with integers 1 <= x <= {n} and 1 <= y <= {m}. Written in base {k}, "
             "a number is purely repeating if its expansion after the radix point is periodic from the very first "
             "digit (integers count as purely repeating, with period 0 repeated). How many distinct values among "
-            f"these fractions are purely repeating in base {k}? Equal values (such as 1/2 and 2/4) are counted once.\n\n"
+            f"these fractions are purely repeating in base {k}? Equal values (such as 1/2 and 2/4) count once.\n\n"
             "Output Format: a single integer."
         )
 

@@ -1,8 +1,7 @@
-"""Clique_IndependentSet_Partitioning_Counting (held-out): count splits of a graph into a clique and an independent set."""
+"""Clique_IndependentSet_Partitioning_Counting (held-out): count splits into a clique and an independent set."""
 
+from environments._heldout_util import edge_lines, perturb_count, score_count
 from rlve_jax.env import Environment
-
-from environments._heldout_util import perturb_count, score_count
 
 
 def count_split_partitions(n: int, edges: list[list[int]], clique: list[int]) -> int:
@@ -58,7 +57,7 @@ class Clique_IndependentSet_Partitioning_Counting(Environment):
 
     def prompt(self, data):
         n = data["N"]
-        edges = "\n".join(f"({u}, {v})" for u, v in data["edges"])
+        edges = edge_lines(data["edges"])
         return (
             f"You are given an undirected graph with {n} vertices labeled 0 to {n - 1} and the following edges:\n"
             f"{edges}\n\n"

@@ -2,9 +2,8 @@
 
 from math import gcd
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import perturb_count, score_positive_count, times_1_1_plus_1
+from rlve_jax.env import Environment, grow
 
 
 def twice_hull_area(points: list[list[int]]) -> int:

@@ -7,14 +7,12 @@ restricted parser (integers, + - * /, parentheses; no `**`) and is evaluated exa
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left
 from collections import Counter
 from fractions import Fraction
 
-from rlve_jax.env import Environment, FormatError
-
 from environments._heldout_util import INVALID, Arithmetic
+from rlve_jax.env import Environment
 
 MAX_OPERAND_CHOICES = (8, 16, 24, 32, 40, 48)
 SEARCHED_OPERANDS = 6  # the best reachable value is precomputed up to this many operands

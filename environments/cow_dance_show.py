@@ -2,9 +2,8 @@
 
 import heapq
 
-from rlve_jax.env import Environment
-
 from environments._heldout_util import score_exact
+from rlve_jax.env import Environment
 
 
 def show_length(durations: list[int], k: int) -> int:

@@ -1,8 +1,15 @@
 """DynDynamite (held-out): light M vertices of a tree so the farthest key vertex is reached soonest."""
 
+from environments._heldout_util import (
+    INVALID,
+    adjacency,
+    bfs_tree,
+    distinct_in_range,
+    edge_lines,
+    minimization_reward,
+    random_tree,
+)
 from rlve_jax.env import Environment, parse_ints
-
-from environments._heldout_util import INVALID, adjacency, distinct_in_range, minimization_reward, random_tree
 
 
 def _centers_needed(neighbours: list[list[int]], order: list[int], parent: list[int],
@@ -37,12 +44,7 @@ def _centers_needed(neighbours: list[list[int]], order: list[int], parent: list[
 def optimal_centers(n: int, edges: list[list[int]], keys: list[int], m: int) -> tuple[int, list[int]]:
     """(smallest achievable maximum distance, a set of exactly m centers achieving it)."""
     neighbours = adjacency(n, edges)
-    parent, order = [-1] * n, [0]
-    for u in order:
-        for v in neighbours[u]:
-            if v != parent[u]:
-                parent[v] = u
-                order.append(v)
+    parent, order = bfs_tree(neighbours, 0)
     key_set = set(keys)
     radius = 0
     while len(centers := _centers_needed(neighbours, order, parent, key_set, radius)) > m:
@@ -84,7 +86,7 @@ class DynDynamite(Environment):
 
     def prompt(self, data):
         n, m = data["N"], data["M"]
-        edges = "\n".join(f"({u}, {v})" for u, v in data["edges"])
+        edges = edge_lines(data["edges"])
         return (
             f"You are given a tree with {n} vertices labeled 0 to {n - 1} and these edges (each of length 1):\n"
             f"{edges}\n\n"

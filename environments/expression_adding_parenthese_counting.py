@@ -1,8 +1,7 @@
 """Expression_AddingParenthese_Counting (held-out): distinct values over all full parenthesizations."""
 
-from rlve_jax.env import Environment
-
 from environments._heldout_util import perturb_count, score_positive_count
+from rlve_jax.env import Environment
 
 OPERATIONS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
 

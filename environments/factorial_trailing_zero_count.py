@@ -1,8 +1,7 @@
 """FactorialTrailingZeroCount (held-out): trailing zeros of N! written in base K."""
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import score_exact, times_1_5
+from rlve_jax.env import Environment, grow
 
 
 def trailing_zeros(n: int, base: int) -> int:

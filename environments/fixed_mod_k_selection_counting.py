@@ -1,8 +1,7 @@
 """FixedModK_Selection_Counting (held-out): sum of C(nk, ik + r) over i, modulo p."""
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import score_mod, times_1_1_plus_1
+from rlve_jax.env import Environment, grow
 
 
 def selection_sum(n: int, k: int, r: int, mod: int) -> int:

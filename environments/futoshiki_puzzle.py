@@ -1,8 +1,7 @@
 """FutoshikiPuzzle (held-out): complete a Latin square that respects given cells and '<' constraints."""
 
-from rlve_jax.env import Environment, fraction_reward
-
 from environments._heldout_util import INVALID, grid_text, is_latin_square, parse_square, random_latin_square
+from rlve_jax.env import Environment, fraction_reward
 
 SPARSITIES = tuple(round(0.1 * i, 1) for i in range(1, 10))
 
@@ -33,7 +32,7 @@ class FutoshikiPuzzle(Environment):
 
     def prompt(self, data):
         n = data["N"]
-        constraints = "\n".join(f"c[{i}][{j}] < c[{k}][{l}]" for i, j, k, l in data["constraints"])
+        constraints = "\n".join(f"c[{r1}][{c1}] < c[{r2}][{c2}]" for r1, c1, r2, c2 in data["constraints"])
         return (
             f"Fill an {n} x {n} grid c with the numbers 0 to {n - 1} so that every row and every column contains "
             f"each of 0..{n - 1} exactly once (a Latin square). Some cells are already filled (-1 marks an empty "
@@ -50,5 +49,5 @@ class FutoshikiPuzzle(Environment):
                    for i, row in enumerate(data["puzzle"]) for j, given in enumerate(row))
         if not kept or not is_latin_square(grid, n):
             return INVALID
-        satisfied = sum(grid[i][j] < grid[k][l] for i, j, k, l in data["constraints"])
+        satisfied = sum(grid[r1][c1] < grid[r2][c2] for r1, c1, r2, c2 in data["constraints"])
         return fraction_reward(satisfied, len(data["constraints"]), beta=5)

@@ -1,8 +1,7 @@
 """GraMinimaGame (held-out): take any non-empty subset of the cards and score its minimum; optimal difference."""
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import score_exact, times_1_1_plus_1
+from rlve_jax.env import Environment, grow
 
 
 def optimal_difference(cards: list[int]) -> int:

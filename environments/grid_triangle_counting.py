@@ -2,9 +2,8 @@
 
 from math import comb, gcd
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import perturb_count, score_positive_count, times_1_5
+from rlve_jax.env import Environment, grow
 
 
 def count_triangles(n: int, m: int) -> int:

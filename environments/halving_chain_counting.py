@@ -1,8 +1,7 @@
 """HalvingChainCounting (held-out): sequences from N where each appended number is at most half the last."""
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import perturb_count, score_positive_count, times_1_5
+from rlve_jax.env import Environment, grow
 
 
 def count_chains(n: int) -> int:

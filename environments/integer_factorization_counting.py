@@ -2,9 +2,8 @@
 
 from functools import lru_cache
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import perturb_count, score_count, times_1_5
+from rlve_jax.env import Environment, grow
 
 
 def count_distinct_factorizations(n: int) -> int:

@@ -1,8 +1,7 @@
 """LandAcquisition (held-out): group plots so the sum over groups of max(W) * max(L) is minimal."""
 
-from rlve_jax.env import Environment, parse_int_rows
-
 from environments._heldout_util import INVALID, minimization_reward
+from rlve_jax.env import Environment, parse_int_rows
 
 
 def optimal_groups(widths: list[int], lengths: list[int]) -> tuple[int, list[list[int]]]:
@@ -59,7 +58,7 @@ class LandAcquisition(Environment):
                 "reference": "\n".join(" ".join(str(i + 1) for i in g) for g in groups)}
 
     def prompt(self, data):
-        plots = "\n".join(f"Plot {i + 1}: W={w} L={l}" for i, (w, l) in enumerate(zip(data["W"], data["L"])))
+        plots = "\n".join(f"Plot {i + 1}: W={w} L={length}" for i, (w, length) in enumerate(zip(data["W"], data["L"])))
         return (
             f"There are {len(data['W'])} plots of land, numbered from 1:\n{plots}\n\n"
             "Partition the plots into groups (every plot in exactly one group). A group costs "

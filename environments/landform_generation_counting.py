@@ -2,9 +2,8 @@
 
 from itertools import groupby
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import score_mod, times_1_1_plus_1
+from rlve_jax.env import Environment, grow
 
 
 def count_height_sequences(heights: list[int], limits: list[int]) -> int:

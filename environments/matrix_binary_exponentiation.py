@@ -1,8 +1,7 @@
 """Matrix_BinaryExponentiation (held-out): A^K modulo 10000."""
 
-from rlve_jax.env import Environment, positional_match_reward
-
 from environments._heldout_util import grid_text, parse_square
+from rlve_jax.env import Environment, positional_match_reward
 
 MOD = 10_000
 

@@ -1,8 +1,7 @@
 """MaxXorSet (held-out): a subset of the numbers whose XOR is as large as possible (linear basis)."""
 
-from rlve_jax.env import Environment, grow, parse_ints
-
 from environments._heldout_util import INVALID, distinct_in_range, maximization_reward, times_1_1_plus_1
+from rlve_jax.env import Environment, grow, parse_ints
 
 
 def max_xor_subset(values: list[int]) -> tuple[int, list[int]]:

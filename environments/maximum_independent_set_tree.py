@@ -1,21 +1,22 @@
 """Maximum_IndependentSet_Tree (held-out): maximum-weight independent set in a vertex-weighted tree."""
 
+from environments._heldout_util import (
+    INVALID,
+    adjacency,
+    bfs_tree,
+    distinct_in_range,
+    edge_lines,
+    maximization_reward,
+    random_tree,
+    times_1_1_plus_1,
+)
 from rlve_jax.env import Environment, grow, parse_ints
-
-from environments._heldout_util import (INVALID, adjacency, distinct_in_range, maximization_reward, random_tree,
-                                        times_1_1_plus_1)
 
 
 def max_weight_independent_set(weights: list[int], edges: list[list[int]]) -> tuple[int, list[int]]:
     """Tree DP (take / skip each vertex), then walk down to rebuild one optimal set."""
     n = len(weights)
-    neighbours = adjacency(n, edges)
-    parent, order = [-1] * n, [0]
-    for u in order:
-        for v in neighbours[u]:
-            if v != parent[u]:
-                parent[v] = u
-                order.append(v)
+    parent, order = bfs_tree(adjacency(n, edges), 0)
     take, skip = list(weights), [0] * n
     for u in reversed(order):
         if parent[u] >= 0:
@@ -44,7 +45,7 @@ class Maximum_IndependentSet_Tree(Environment):
 
     def prompt(self, data):
         n = len(data["weights"])
-        edges = "\n".join(f"({u}, {v})" for u, v in data["edges"])
+        edges = edge_lines(data["edges"])
         weights = " ".join(f"W[{i}]={w}" for i, w in enumerate(data["weights"]))
         return (
             f"You are given a tree with {n} vertices labeled 0 to {n - 1} and these edges:\n{edges}\n\n"

@@ -1,8 +1,7 @@
 """MinimumSpanningTree (held-out): a minimum-weight spanning tree of a connected weighted graph."""
 
+from environments._heldout_util import INVALID, edge_lines, minimization_reward, random_tree, times_1_1_plus_1
 from rlve_jax.env import Environment, FormatError, grow, parse_ints
-
-from environments._heldout_util import INVALID, minimization_reward, random_tree, times_1_1_plus_1
 
 DENSITIES = tuple(round(0.1 * i, 1) for i in range(1, 10))
 
@@ -52,7 +51,7 @@ class MinimumSpanningTree(Environment):
 
     def prompt(self, data):
         n = data["N"]
-        edges = "\n".join(f"({u}, {v}, {w})" for u, v, w in data["edges"])
+        edges = edge_lines(data["edges"])
         return (
             f"You are given a connected undirected graph with {n} vertices labeled 0 to {n - 1}. Each edge is "
             f"written as (u, v, w): it joins u and v and has weight w.\n{edges}\n\n"

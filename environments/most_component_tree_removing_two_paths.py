@@ -1,8 +1,7 @@
 """MostComponentTreeRemovingTwoPaths (held-out): delete two edge-disjoint paths from a tree, maximize components."""
 
+from environments._heldout_util import adjacency, bfs_tree, edge_lines, random_tree, score_exact, times_1_1_plus_1
 from rlve_jax.env import Environment, grow
-
-from environments._heldout_util import adjacency, random_tree, score_exact, times_1_1_plus_1
 
 
 def most_components(n: int, edges: list[list[int]]) -> int:
@@ -13,12 +12,7 @@ def most_components(n: int, edges: list[list[int]]) -> int:
         edge_index[u, v] = edge_index[v, u] = i
     paths = []  # (vertex mask, edge mask) for every path u..v, u <= v
     for start in range(n):
-        parent, order = {start: None}, [start]
-        for u in order:
-            for v in neighbours[u]:
-                if v not in parent:
-                    parent[v] = u
-                    order.append(v)
+        parent, order = bfs_tree(neighbours, start)
         masks = {start: (1 << start, 0)}
         for u in order[1:]:
             vertex_mask, edge_mask = masks[parent[u]]
@@ -49,7 +43,7 @@ class MostComponentTreeRemovingTwoPaths(Environment):
 
     def prompt(self, data):
         n = data["N"]
-        edges = "\n".join(f"({u}, {v})" for u, v in data["edges"])
+        edges = edge_lines(data["edges"])
         return (
             f"You are given a tree with {n} vertices labeled 0 to {n - 1} and these edges:\n{edges}\n\n"
             "Choose two paths in the tree that share no edge (they may share vertices; a path may consist of a "

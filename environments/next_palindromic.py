@@ -1,8 +1,7 @@
 """NextPalindromic (held-out): the smallest palindrome strictly greater than N."""
 
-from rlve_jax.env import Environment, grow, parse_int
-
 from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
+from rlve_jax.env import Environment, grow, parse_int
 
 
 def next_palindrome(n: int) -> int:

@@ -1,8 +1,7 @@
 """PalindromePartitionCounting (held-out): ways to cut a binary string into palindromic pieces."""
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import perturb_count, score_positive_count, times_1_1_plus_1
+from rlve_jax.env import Environment, grow
 
 ZERO_PROBABILITIES = tuple(round(0.1 * i, 1) for i in range(1, 10))
 

@@ -1,8 +1,7 @@
 """PipelineArrangement (held-out): two-machine flow shop; order the jobs to minimize the makespan."""
 
-from rlve_jax.env import Environment, grow, parse_ints
-
 from environments._heldout_util import INVALID, is_permutation, minimization_reward, times_1_1_plus_1
+from rlve_jax.env import Environment, grow, parse_ints
 
 
 def makespan(order: list[int], first: list[int], second: list[int]) -> int:

@@ -1,8 +1,7 @@
 """PolynomialInterpolation (held-out): recover integer coefficients from N + 1 point values."""
 
-from rlve_jax.env import Environment, grow, parse_ints, positional_match_reward
-
 from environments._heldout_util import INVALID, times_1_1_plus_1
+from rlve_jax.env import Environment, grow, parse_ints, positional_match_reward
 
 
 class PolynomialInterpolation(Environment):

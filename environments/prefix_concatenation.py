@@ -1,8 +1,7 @@
 """PrefixConcatenation (held-out): the decimal concatenation 123...N modulo M."""
 
-from rlve_jax.env import Environment
-
 from environments._heldout_util import score_exact
+from rlve_jax.env import Environment
 
 
 def concatenation_mod(n: int, mod: int) -> int:

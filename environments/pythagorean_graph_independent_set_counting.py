@@ -3,9 +3,8 @@
 from functools import lru_cache
 from math import gcd, isqrt
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import score_mod, times_1_1_plus_1
+from rlve_jax.env import Environment, grow
 
 
 def primitive_legs(a: int, b: int) -> bool:

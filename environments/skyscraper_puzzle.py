@@ -1,8 +1,7 @@
 """SkyscraperPuzzle (held-out): a Latin square of heights matching the visibility counts on all four sides."""
 
-from rlve_jax.env import Environment, fraction_reward
-
 from environments._heldout_util import INVALID, grid_text, is_latin_square, parse_square, random_latin_square
+from rlve_jax.env import Environment, fraction_reward
 
 
 def visible(line: list[int]) -> int:

@@ -1,8 +1,7 @@
 """SmallestBinaryMultiple (held-out): the smallest B > 0 such that A * B has only digits 0 and 1."""
 
-from rlve_jax.env import Environment, grow, parse_int
-
 from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
+from rlve_jax.env import Environment, grow, parse_int
 
 
 def smallest_binary_multiple(a: int) -> int:

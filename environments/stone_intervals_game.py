@@ -2,9 +2,8 @@
 
 from functools import lru_cache
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import score_exact, times_1_1_plus_1
+from rlve_jax.env import Environment, grow
 
 
 def alice_total(piles: list[int]) -> int:

@@ -1,8 +1,7 @@
 """SubsetSumSequence (held-out): the N-th smallest positive sum of distinct powers of K."""
 
-from rlve_jax.env import Environment, parse_int, ratio_reward
-
 from environments._heldout_util import perturb_count
+from rlve_jax.env import Environment, parse_int, ratio_reward
 
 
 def nth_power_sum(n: int, k: int) -> int:

@@ -1,8 +1,7 @@
 """Sum_DivisorNum (held-out): the sum of the divisor counts d(i) for L <= i <= R."""
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import perturb_count, score_positive_count, times_1_5
+from rlve_jax.env import Environment, grow
 
 
 def divisor_sum_prefix(n: int) -> int:

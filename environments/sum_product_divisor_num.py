@@ -1,8 +1,7 @@
 """SumProductDivisorNum (held-out): the sum of d(i * j) over a grid of i and j."""
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import divisor_counts, perturb_count, score_positive_count, times_1_5
+from rlve_jax.env import Environment, grow
 
 
 class SumProductDivisorNum(Environment):

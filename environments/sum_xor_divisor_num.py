@@ -1,8 +1,7 @@
 """SumXorDivisorNum (held-out): the sum of d(i XOR j XOR X) over a grid of i and j, with d(0) = 0."""
 
-from rlve_jax.env import Environment, grow
-
 from environments._heldout_util import divisor_counts, perturb_count, score_count, times_1_5
+from rlve_jax.env import Environment, grow
 
 
 class SumXorDivisorNum(Environment):

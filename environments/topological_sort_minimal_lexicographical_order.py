@@ -2,9 +2,8 @@
 
 import heapq
 
-from rlve_jax.env import Environment, fraction_reward, grow, parse_ints, positional_match_reward
-
 from environments._heldout_util import INVALID, is_permutation, times_1_1_plus_1
+from rlve_jax.env import Environment, fraction_reward, grow, parse_ints, positional_match_reward
 
 
 def earliest_small_order(n: int, constraints: list[list[int]]) -> list[int]:

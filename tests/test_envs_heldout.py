@@ -429,7 +429,7 @@ def test_game_solvers_match_brute_force():
 
 def test_bytecomputer_matches_breadth_first_search():
     def bfs(values):
-        start, seen, frontier = tuple(values), {tuple(values)}, [tuple(values)]
+        seen, frontier = {tuple(values)}, [tuple(values)]
         for steps in range(12):
             nxt = []
             for state in frontier:
@@ -472,9 +472,9 @@ def test_optimizers_match_brute_force():
         assert cost == min(sum(abs(x - y) for x, y in zip(values, c))
                            for c in itertools.product(range(6), repeat=len(values)) if is_monotone(list(c)))
         size = rng.randint(1, 7)
-        every = [[l, r] for l in range(1, size + 1) for r in range(l, size + 1)]
-        intervals = [[l, r, rng.randint(1, 10)] for l, r in rng.sample(every, min(len(every), 2 * size))]
-        covered = [p for p in range(1, size + 1) if any(l <= p <= r for l, r, _ in intervals)]
+        every = [[lo, hi] for lo in range(1, size + 1) for hi in range(lo, size + 1)]
+        intervals = [[lo, hi, rng.randint(1, 10)] for lo, hi in rng.sample(every, min(len(every), 2 * size))]
+        covered = [p for p in range(1, size + 1) if any(lo <= p <= hi for lo, hi, _ in intervals)]
         k = rng.randint(1, len(covered))
         best, points = cheapest_points(size, intervals, k)
         assert best == hit_cost(intervals, points) == min(
