@@ -234,21 +234,19 @@ class Arithmetic:
         if self._depth > self._max_depth:
             raise FormatError("expression nested too deeply")
 
-    def _sum(self) -> None:
-        self._product()
-        while self._peek() in ("+", "-"):
+    def _left_associative(self, operators: tuple[str, str], operand) -> None:
+        operand()
+        while self._peek() in operators:
             op = self._tokens[self._pos]
             self._pos += 1
-            self._product()
+            operand()
             self.postfix.append(op)
 
+    def _sum(self) -> None:
+        self._left_associative(("+", "-"), self._product)
+
     def _product(self) -> None:
-        self._unary()
-        while self._peek() in ("*", "/"):
-            op = self._tokens[self._pos]
-            self._pos += 1
-            self._unary()
-            self.postfix.append(op)
+        self._left_associative(("*", "/"), self._unary)
 
     def _unary(self) -> None:
         self._enter()
