@@ -88,8 +88,8 @@ class ExpressionSearch:
                         gap = abs(value - target)
                         if best is None or gap < best[0]:
                             best = (gap, how)
-                if stop_at_exact and best is not None and best[0] < 1e-9:
-                    break
+                    if stop_at_exact and best[0] < 1e-9:
+                        raise _Exhausted  # nothing can beat an exact hit
         except _Exhausted:
             pass
         return None if best is None else (best[0], self._render(best[1], top=True))
