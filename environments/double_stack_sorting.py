@@ -1,7 +1,7 @@
 """DoubleStackSorting (held-out): operations over two stacks that produce a given output order."""
 
 from environments._heldout_util import INVALID, times_1_1_plus_1
-from rlve_jax.env import Environment, FormatError, grow, positional_match_reward
+from rlve_jax.env import MAX_ANSWER_CHARS, Environment, FormatError, grow, positional_match_reward
 
 PUSH = {"a": 0, "c": 1}  # next input element onto stack 1 / stack 2
 POP = {"b": 0, "d": 1}  # top of stack 1 / stack 2 to the output
@@ -62,6 +62,8 @@ class DoubleStackSorting(Environment):
         )
 
     def score(self, data, answer):
+        if len(answer) > MAX_ANSWER_CHARS:
+            raise FormatError("answer too long")
         operations = "".join(answer.split())
         if set(operations) - set("abcd"):
             raise FormatError("unknown operation")
