@@ -1,0 +1,81 @@
+"""MinimumSpanningTree (held-out): a minimum-weight spanning tree of a connected weighted graph."""
+
+from environments._heldout_util import INVALID, edge_lines, minimization_reward, random_tree, times_1_1_plus_1
+from rlve_jax.env import Environment, FormatError, grow, parse_ints
+
+DENSITIES = tuple(round(0.1 * i, 1) for i in range(1, 10))
+
+
+class DisjointSets:
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+
+    def find(self, x: int) -> int:
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: int, b: int) -> bool:
+        """Join the sets of a and b; False if they were already joined."""
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        self.parent[ra] = rb
+        return True
+
+
+def kruskal(n: int, edges: list[list[int]]) -> list[list[int]]:
+    sets = DisjointSets(n)
+    return [[u, v, w] for u, v, w in sorted(edges, key=lambda e: e[2]) if sets.union(u, v)]
+
+
+class MinimumSpanningTree(Environment):
+    name = "MinimumSpanningTree"
+
+    def levels(self, difficulty):
+        n = grow(4, times_1_1_plus_1, difficulty)
+        return [{"N": n, "edge_density": d} for d in DENSITIES if int(d * n * (n - 1) / 2) > n - 1]
+
+    def sample(self, params, rng):
+        n = params["N"]
+        m = int(params["edge_density"] * n * (n - 1) / 2)
+        pairs = {tuple(sorted(e)) for e in random_tree(n, rng)}
+        others = [(u, v) for u in range(n) for v in range(u + 1, n) if (u, v) not in pairs]
+        pairs.update(rng.sample(others, m - len(pairs)))
+        edges = [[u, v, rng.randint(1, m)] for u, v in sorted(pairs)]
+        rng.shuffle(edges)
+        tree = kruskal(n, edges)
+        return {"N": n, "edges": edges, "optimum": sum(w for _, _, w in tree),
+                "reference": " ".join(f"{u} {v}" for u, v, _ in tree)}
+
+    def prompt(self, data):
+        n = data["N"]
+        edges = edge_lines(data["edges"])
+        return (
+            f"You are given a connected undirected graph with {n} vertices labeled 0 to {n - 1}. Each edge is "
+            f"written as (u, v, w): it joins u and v and has weight w.\n{edges}\n\n"
+            f"Find a spanning tree ({n - 1} edges of the graph connecting all vertices) with the minimum total "
+            "weight.\n\n"
+            f"Output Format: a single line with 2 * {n - 1} integers u1 v1 u2 v2 ..., the endpoints of the chosen "
+            "edges, separated by spaces."
+        )
+
+    def score(self, data, answer):
+        flat = parse_ints(answer)
+        if len(flat) % 2:
+            raise FormatError("odd number of endpoints")
+        n = data["N"]
+        weight_of = {}
+        for u, v, w in data["edges"]:
+            weight_of[u, v] = weight_of[v, u] = w
+        chosen = list(zip(flat[::2], flat[1::2]))
+        if len(chosen) != n - 1 or any(e not in weight_of for e in chosen):
+            return INVALID
+        sets = DisjointSets(n)
+        if not all(sets.union(u, v) for u, v in chosen):
+            return INVALID
+        return minimization_reward(data["optimum"], sum(weight_of[e] for e in chosen), beta=5)
+
+    def perturb(self, problem, answer):
+        return " ".join(answer.split()[:-2])  # one edge short of a spanning tree
