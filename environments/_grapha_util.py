@@ -7,9 +7,9 @@ sorted order before sampling, and no set iteration order reaches an instance.
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import ClassVar, Sequence
 
-from rlve_jax.env import FormatError, grow, parse_ints
+from rlve_jax.env import Environment, FormatError, grow, parse_ints
 
 # Knob sweeps of the original controllers (catalog notation {a..b}).
 DENSITIES_01_09 = tuple(round(0.1 * i, 2) for i in range(1, 10))
@@ -87,6 +87,58 @@ def edge_lines(edges: Sequence[Sequence[int]]) -> str:
     return "\n".join("(" + ", ".join(map(str, e)) + ")" for e in edges)
 
 
+WEIGHTED_EDGES = ", each written as (u, v, w) for an edge between u and v with weight w"
+WEIGHTED_ARCS = ", each written as (s, t, w) for an edge from s to t with weight w"
+
+
+def graph_text(n: int, edges: Sequence[Sequence[int]], directed: bool = False, edge_form: str = "") -> str:
+    """The opening of a graph prompt: vertex labels and the edge list (`edge_form` explains tuples)."""
+    kind = "directed" if directed else "undirected"
+    article = "a" if directed else "an"
+    return (f"You are given {article} {kind} graph with {n} vertices, labeled from 0 to {n - 1}. "
+            f"The graph contains the following {kind} edges{edge_form}:\n{edge_lines(edges)}\n\n")
+
+
+class DisjointSets:
+    """Union-find with path halving."""
+
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, x: int) -> int:
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: int, b: int) -> bool:
+        """Join the sets of a and b; False if they were already one set."""
+        a, b = self.find(a), self.find(b)
+        self.parent[a] = b
+        return a != b
+
+
+def xor_potentials(n: int, edges: Sequence[Sequence[int]]) -> list[int]:
+    """p[v] = XOR of the weights along a spanning-forest path from v's component root (p = 0 there);
+    a path's XOR is p[u] ^ p[v] plus whatever cycles it closes."""
+    adjacent: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for u, v, w in edges:
+        adjacent[u].append((v, w))
+        adjacent[v].append((u, w))
+    potential: list = [None] * n
+    for root in range(n):
+        if potential[root] is not None:
+            continue
+        potential[root], stack = 0, [root]
+        while stack:
+            v = stack.pop()
+            for w, weight in adjacent[v]:
+                if potential[w] is None:
+                    potential[w] = potential[v] ^ weight
+                    stack.append(w)
+    return potential
+
+
 def parse_pairs(answer: str) -> list[tuple[int, int]]:
     """A flat list `u1 v1 u2 v2 ...`; an odd count is a format error."""
     values = parse_ints(answer)
@@ -108,20 +160,8 @@ def is_spanning_tree(n: int, edges: Sequence[tuple[int, int]], allowed: set[tupl
     normalized = [(min(u, v), max(u, v)) for u, v in edges]
     if len(normalized) != n - 1 or len(set(normalized)) != n - 1 or any(e not in allowed for e in normalized):
         return False
-    parent = list(range(n))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for u, v in normalized:
-        ru, rv = find(u), find(v)
-        if ru == rv:
-            return False
-        parent[ru] = rv
-    return True
+    sets = DisjointSets(n)
+    return all(sets.union(u, v) for u, v in normalized)
 
 
 def min_objective_reward(optimum: float, yours: float, beta: float) -> float:
@@ -290,3 +330,95 @@ def min_weight_cover(covers: Sequence[int], costs: Sequence[int], universe: int)
 
     search(0, 0, 0)
     return best[1]
+
+
+class GraphColoringEnvironment(Environment):
+    """The shared shape of the coloring tasks on N = 5 + d vertices with edge density in {0.02..0.95}:
+    the answer is N colors, invalid ones get -0.5, valid ones (yours/opt)^5 or (opt/yours)^5 colors."""
+
+    maximize: ClassVar[bool] = False
+    rules: ClassVar[str] = ""  # the constraints, one "- ..." line each
+
+    def optimal_coloring(self, n: int, edges: list[list[int]]) -> list[int]:
+        raise NotImplementedError
+
+    def is_valid(self, edges: list[list[int]], colors: list[int]) -> bool:
+        raise NotImplementedError
+
+    def levels(self, difficulty):
+        return density_levels(5 + difficulty, DENSITIES_002_095)
+
+    def sample(self, params, rng):
+        n = params["N"]
+        edges = random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))
+        colors = self.optimal_coloring(n, edges)
+        return {"N": n, "edges": edges, "optimum": len(set(colors)), "reference": " ".join(map(str, colors))}
+
+    def prompt(self, data):
+        n = data["N"]
+        return (
+            graph_text(n, data["edges"])
+            + f"Assign each vertex i a color c[i], an integer from 0 to {n - 1}, such that:\n{self.rules}\n"
+            f"Use as {'many' if self.maximize else 'few'} distinct colors as possible.\n\n"
+            f"Output Format: a single line with {n} integers c[0] c[1] ... c[{n - 1}], separated by spaces."
+        )
+
+    def score(self, data, answer):
+        colors = parse_colors(answer, data["N"])
+        if colors is None or not self.is_valid(data["edges"], colors):
+            return -0.5
+        if self.maximize:
+            return max_objective_reward(len(set(colors)), data["optimum"], beta=5)
+        return min_objective_reward(data["optimum"], len(set(colors)), beta=5)
+
+    def perturb(self, problem, answer):
+        return recolor_perturb(answer)
+
+
+class CheapestVertexSetEnvironment(Environment):
+    """The shared shape of Minimum_DominatingSet and Minimum_VertexCover: N = 4 + d vertices, edge density
+    in {0.02..0.9}, vertex costs U[1, 10]; a vertex set is valid when the `coverage` masks of its
+    vertices together hold the whole universe, and scores (optimal cost / your cost)^5."""
+
+    requirement: ClassVar[str] = ""  # what the selected set must achieve, e.g. "(a vertex cover)"
+
+    def coverage(self, n: int, edges: list[list[int]]) -> tuple[list[int], int]:
+        """(mask of what each vertex covers, mask of everything that must be covered)."""
+        raise NotImplementedError
+
+    def levels(self, difficulty):
+        return density_levels(4 + difficulty, DENSITIES_002_09)
+
+    def sample(self, params, rng):
+        n = params["N"]
+        edges = random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))
+        costs = [rng.randint(1, 10) for _ in range(n)]
+        covers, universe = self.coverage(n, edges)
+        chosen = min_weight_cover(covers, costs, universe)
+        return {"N": n, "edges": edges, "costs": costs, "optimum": sum(costs[v] for v in chosen),
+                "reference": " ".join(map(str, chosen))}
+
+    def prompt(self, data):
+        costs = " ".join(f"C[{v}]={c}" for v, c in enumerate(data["costs"]))
+        return (
+            graph_text(data["N"], data["edges"])
+            + f"Each vertex has a cost: {costs}\n\n"
+            f"Select a set of distinct vertices such that {self.requirement}, with the smallest possible "
+            "total cost.\n\n"
+            "Output Format: a single line with the selected vertices, separated by spaces, in any order."
+        )
+
+    def score(self, data, answer):
+        chosen = parse_vertex_set(answer, data["N"])
+        if chosen is None:
+            return -0.5
+        covers, universe = self.coverage(data["N"], data["edges"])
+        covered = 0
+        for v in chosen:
+            covered |= covers[v]
+        if covered != universe:
+            return -0.5
+        return min_objective_reward(data["optimum"], sum(data["costs"][v] for v in chosen), beta=5)
+
+    def perturb(self, problem, answer):
+        return drop_last_ints(answer, 1)  # an optimal set is minimal (costs > 0): dropping a vertex breaks it

@@ -1,6 +1,6 @@
 """Bridge: list every bridge (an edge whose removal disconnects its component) of an undirected graph."""
 
-from environments._grapha_util import (DENSITIES_002_09, edge_lines, find_bridges, grow_n, pair_count,
+from environments._grapha_util import (DENSITIES_002_09, find_bridges, graph_text, grow_n, pair_count,
                                        parse_pairs, random_pairs)
 from rlve_jax.env import Environment, fraction_reward
 
@@ -38,10 +38,8 @@ class Bridge(Environment):
 
     def prompt(self, data):
         return (
-            f"You are given an undirected graph with {data['N']} vertices, labeled from 0 to {data['N'] - 1}. "
-            "The graph contains the following undirected edges:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            "Your task is to find all edges (u, v) such that removing the edge (u, v) from the graph "
+            graph_text(data['N'], data["edges"])
+            + "Your task is to find all edges (u, v) such that removing the edge (u, v) from the graph "
             "would disconnect vertices u and v (these edges are called bridges).\n\n"
             "Output Format: a single line `u1 v1 u2 v2 ...` listing every bridge as its two endpoints, "
             "all integers separated by spaces. The order of the bridges and of the two endpoints of a "

@@ -1,29 +1,14 @@
 """CheckAllCycleXorZero: decide whether every cycle of an edge-weighted graph has XOR 0."""
 
-from environments._grapha_util import RATIOS_1_3, edge_lines, find_bridges, grow_n, random_pairs, ratio_levels
+from environments._grapha_util import (RATIOS_1_3, WEIGHTED_EDGES, find_bridges, graph_text, grow_n,
+                                       random_pairs, ratio_levels, xor_potentials)
 from rlve_jax.env import Environment
 
 
 def all_cycles_xor_zero(n: int, edges: list[list[int]]) -> bool:
     """True iff vertex potentials p exist with w(u, v) = p[u] ^ p[v] on every edge."""
-    adjacent: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for u, v, w in edges:
-        adjacent[u].append((v, w))
-        adjacent[v].append((u, w))
-    potential = [None] * n
-    for root in range(n):
-        if potential[root] is not None:
-            continue
-        potential[root], stack = 0, [root]
-        while stack:
-            v = stack.pop()
-            for w, weight in adjacent[v]:
-                if potential[w] is None:
-                    potential[w] = potential[v] ^ weight
-                    stack.append(w)
-                elif potential[w] != potential[v] ^ weight:
-                    return False
-    return True
+    potential = xor_potentials(n, edges)
+    return all(potential[u] ^ potential[v] == w for u, v, w in edges)
 
 
 class CheckAllCycleXorZero(Environment):
@@ -49,11 +34,8 @@ class CheckAllCycleXorZero(Environment):
 
     def prompt(self, data):
         return (
-            f"You are given an undirected graph with {data['N']} vertices, labeled from 0 to {data['N'] - 1}. "
-            "The graph contains the following undirected edges, each written as (u, v, w) for an edge "
-            "between u and v with weight w:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            "Determine whether every cycle in this graph has an XOR of its edge weights equal to 0.\n\n"
+            graph_text(data["N"], data["edges"], edge_form=WEIGHTED_EDGES)
+            + "Determine whether every cycle in this graph has an XOR of its edge weights equal to 0.\n\n"
             "Output Format: a single word, `YES` if every cycle has XOR 0 and `NO` otherwise."
         )
 

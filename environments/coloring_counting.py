@@ -1,7 +1,7 @@
 """ColoringCounting: sum, over all proper colorings with per-vertex color caps, of the number of colors used."""
 
 from environments._grapha_util import (DENSITIES_002_095, adjacency_masks, adjacency_sets, density_levels,
-                                       doubled_count, edge_lines, pair_count, random_pairs)
+                                       doubled_count, graph_text, pair_count, random_pairs)
 from rlve_jax.env import Environment, FormatError, parse_int, ratio_reward
 
 
@@ -63,10 +63,8 @@ class ColoringCounting(Environment):
         n = data["N"]
         caps = " ".join(f"R[{u}]={r}" for u, r in enumerate(data["R"]))
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. "
-            "The graph contains the following undirected edges:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            "Each vertex u must be given a color C[u], an integer with 0 <= C[u] <= R[u], where\n"
+            graph_text(n, data["edges"])
+            + "Each vertex u must be given a color C[u], an integer with 0 <= C[u] <= R[u], where\n"
             f"{caps}\n"
             "A coloring is proper if the two endpoints of every edge get different colors. For every "
             "proper coloring, count the number of distinct colors it uses. What is the sum of these "

@@ -1,6 +1,6 @@
 """CycleCounting: the number of simple cycles (as edge sets, at least 3 vertices) of an undirected graph."""
 
-from environments._grapha_util import adjacency_masks, doubled_count, edge_lines, pair_count, random_pairs
+from environments._grapha_util import adjacency_masks, doubled_count, graph_text, pair_count, random_pairs
 from rlve_jax.env import Environment, FormatError, parse_int, ratio_reward
 
 DENSITIES = (0.25, 0.45, 0.65, 0.85)
@@ -48,10 +48,8 @@ class CycleCounting(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. "
-            "The graph contains the following undirected edges:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            "Count the number of simple cycles in the graph. A simple cycle visits at least 3 distinct "
+            graph_text(n, data["edges"])
+            + "Count the number of simple cycles in the graph. A simple cycle visits at least 3 distinct "
             "vertices, never repeats a vertex or an edge, and returns to its start; two cycles are the "
             "same if they consist of the same set of edges (regardless of starting vertex or direction).\n\n"
             "Output Format: a single integer, the number of simple cycles."

@@ -1,6 +1,6 @@
 """DegreeFixed_SpanningTree: a spanning tree of a graph in which every vertex has a prescribed degree."""
 
-from environments._grapha_util import (drop_last_ints, edge_lines, is_spanning_tree, pair_count, parse_pairs,
+from environments._grapha_util import (drop_last_ints, graph_text, is_spanning_tree, pair_count, parse_pairs,
                                        random_pairs, random_tree)
 from rlve_jax.env import Environment, fraction_reward
 
@@ -31,10 +31,8 @@ class DegreeFixed_SpanningTree(Environment):
         n = data["N"]
         degrees = "\n".join(f"d[{u}]={d}" for u, d in enumerate(data["degrees"]))
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. "
-            "The graph contains the following undirected edges:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            f"Select exactly {n - 1} of these edges so that they form a spanning tree (they connect all "
+            graph_text(n, data["edges"])
+            + f"Select exactly {n - 1} of these edges so that they form a spanning tree (they connect all "
             "vertices without a cycle) and every vertex u has exactly d[u] selected edges touching it, where\n"
             f"{degrees}\n\n"
             "Output Format: a single line `u1 v1 u2 v2 ...` listing the endpoints of the selected edges, "

@@ -1,7 +1,8 @@
 """FixedOneEdgeNum_SpanningTree: a spanning tree of a 0/1-weighted graph with exactly K weight-1 edges."""
 
-from environments._grapha_util import (RATIOS_1_3, drop_last_ints, edge_lines, grow_n, is_spanning_tree,
-                                       parse_pairs, random_pairs, random_tree, ratio_levels)
+from environments._grapha_util import (RATIOS_1_3, WEIGHTED_EDGES, drop_last_ints, graph_text, grow_n,
+                                       is_spanning_tree, parse_pairs, random_pairs, random_tree,
+                                       ratio_levels)
 from rlve_jax.env import Environment
 
 
@@ -25,11 +26,8 @@ class FixedOneEdgeNum_SpanningTree(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. "
-            "The graph contains the following undirected edges, each written as (u, v, w) for an edge "
-            "between u and v with weight w (0 or 1):\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            f"Find a spanning tree of this graph ({n - 1} of the edges that connect all vertices without a "
+            graph_text(n, data["edges"], edge_form=WEIGHTED_EDGES + " (0 or 1)")
+            + f"Find a spanning tree of this graph ({n - 1} of the edges that connect all vertices without a "
             f"cycle) that contains exactly {data['K']} edges of weight 1.\n\n"
             "Output Format: a single line `u1 v1 u2 v2 ...` listing the endpoints of the tree's edges, "
             "all integers separated by spaces, in any order."

@@ -1,8 +1,7 @@
 """GraphContainTreeCounting: count bijections from a tree's vertices to a graph's that map tree edges onto graph edges."""
 
 from environments._grapha_util import (DENSITIES_01_09, adjacency_masks, adjacency_sets, density_levels,
-                                       doubled_count,
-                                       edge_lines, pair_count, random_pairs, random_tree)
+                                       doubled_count, edge_lines, pair_count, random_pairs, random_tree)
 from rlve_jax.env import Environment, FormatError, parse_int, ratio_reward
 
 

@@ -1,6 +1,6 @@
 """HamiltonianPathExistence: find a path through every vertex exactly once in a digraph with a planted one."""
 
-from environments._grapha_util import DENSITIES_005_095, density_levels, edge_lines, pair_count, random_pairs
+from environments._grapha_util import DENSITIES_005_095, density_levels, graph_text, pair_count, random_pairs
 from rlve_jax.env import Environment, fraction_reward, parse_ints
 
 
@@ -24,10 +24,8 @@ class HamiltonianPathExistence(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given a directed graph with {n} vertices, labeled from 0 to {n - 1}. "
-            "The graph contains the following directed edges, each written as (s, t) for an edge from s to t:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            "Find a path that visits every vertex exactly once: a permutation p1, p2, ..., pN of the vertices "
+            graph_text(n, data["edges"], directed=True, edge_form=", each written as (s, t) for an edge from s to t")
+            + "Find a path that visits every vertex exactly once: a permutation p1, p2, ..., pN of the vertices "
             "such that for every consecutive pair (p_i, p_{i+1}) there is a directed edge from p_i to p_{i+1}. "
             "Such a path is guaranteed to exist.\n\n"
             f"Output Format: a single line with the {n} vertices of the path in order, separated by spaces."

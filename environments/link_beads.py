@@ -1,6 +1,6 @@
 """LinkBeads (APIO 2014 "Beads and wires"): the most blue wire a bead tree can have been built with."""
 
-from environments._grapha_util import adjacency_sets, edge_lines, grow_n, random_tree
+from environments._grapha_util import edge_lines, grow_n, random_tree
 from rlve_jax.env import Environment, parse_int
 
 

@@ -1,7 +1,7 @@
 """LongestPath: the heaviest simple path in an edge-weighted digraph."""
 
-from environments._grapha_util import (DENSITIES_005_095, density_levels, drop_last_ints, edge_lines,
-                                       max_objective_reward, pair_count, random_pairs)
+from environments._grapha_util import (DENSITIES_005_095, WEIGHTED_ARCS, density_levels, drop_last_ints,
+                                       graph_text, max_objective_reward, pair_count, random_pairs)
 from rlve_jax.env import Environment, parse_ints
 
 
@@ -58,11 +58,8 @@ class LongestPath(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given a directed graph with {n} vertices, labeled from 0 to {n - 1}. "
-            "The graph contains the following directed edges, each written as (s, t, w) for an edge from s "
-            "to t with weight w:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            "Find a simple path p1, p2, ..., pk (no vertex repeated; for every consecutive pair there is a "
+            graph_text(n, data["edges"], directed=True, edge_form=WEIGHTED_ARCS)
+            + "Find a simple path p1, p2, ..., pk (no vertex repeated; for every consecutive pair there is a "
             "directed edge from p_i to p_{i+1}) whose total edge weight is as large as possible.\n\n"
             "Output Format: a single line with the vertices of the path in order, separated by spaces."
         )

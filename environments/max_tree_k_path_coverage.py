@@ -47,8 +47,8 @@ class MaxTree_KPathCoverage(Environment):
         return (
             f"You are given a tree with {n} vertices, labeled from 0 to {n - 1}. Its edges are:\n"
             f"{edge_lines(data['edges'])}\n\n"
-            f"Choose {k} pairs of vertices (u1, v1), ..., (u{k}, v{k}). A vertex is covered if it lies on the "
-            "unique path between the two vertices of at least one chosen pair (the endpoints included). "
+            f"Choose {k} pair(s) of vertices (u, v). A vertex is covered if it lies on the unique path between "
+            "the two vertices of at least one chosen pair (the endpoints included). "
             "What is the maximum possible number of covered vertices?\n\n"
             "Output Format: a single integer."
         )

@@ -1,24 +1,7 @@
 """MaxTreeXorPath: two tree vertices whose connecting path has the largest XOR of edge weights."""
 
-from environments._grapha_util import edge_lines, grow_n, max_objective_reward, random_tree
+from environments._grapha_util import edge_lines, grow_n, max_objective_reward, random_tree, xor_potentials
 from rlve_jax.env import Environment, FormatError, parse_ints
-
-
-def root_xors(n: int, edges: list[list[int]]) -> list[int]:
-    """XOR of the weights from vertex 0 to each vertex; a path's XOR is the XOR of its ends' values."""
-    adjacent: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for u, v, w in edges:
-        adjacent[u].append((v, w))
-        adjacent[v].append((u, w))
-    value, stack = [None] * n, [0]
-    value[0] = 0
-    while stack:
-        v = stack.pop()
-        for w, weight in adjacent[v]:
-            if value[w] is None:
-                value[w] = value[v] ^ weight
-                stack.append(w)
-    return value
 
 
 class MaxTreeXorPath(Environment):
@@ -32,7 +15,7 @@ class MaxTreeXorPath(Environment):
         bound = 2 ** max(4, n.bit_length() + 1)
         while True:
             edges = [[u, v, rng.randrange(bound)] for u, v in random_tree(rng, n)]
-            value = root_xors(n, edges)
+            value = xor_potentials(n, edges)
             best = max((value[u] ^ value[v], u, v) for u in range(n) for v in range(u + 1, n))
             if best[0] > 0:
                 break
@@ -54,7 +37,7 @@ class MaxTreeXorPath(Environment):
         ends = parse_ints(answer)
         if len(ends) != 2 or any(not 0 <= v < data["N"] for v in ends):
             raise FormatError("two vertex ids expected")
-        value = root_xors(data["N"], data["edges"])
+        value = xor_potentials(data["N"], data["edges"])
         return max_objective_reward(value[ends[0]] ^ value[ends[1]], data["optimum"], beta=5)
 
     def perturb(self, problem, answer):

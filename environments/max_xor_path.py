@@ -1,23 +1,13 @@
 """MaxXorPath: the largest XOR of edge weights over walks from vertex 0 to vertex N-1."""
 
-from environments._grapha_util import DENSITIES_01_09, edge_lines, grow_n, pair_count, random_connected_graph
+from environments._grapha_util import (DENSITIES_01_09, WEIGHTED_EDGES, graph_text, grow_n, pair_count,
+                                       random_connected_graph, xor_potentials)
 from rlve_jax.env import Environment, parse_int
 
 
 def max_xor_walk(n: int, edges: list[list[int]]) -> int:
     """A walk's XOR is a tree-path XOR combined with any set of cycle XORs: reduce with a linear basis."""
-    adjacent: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for u, v, w in edges:
-        adjacent[u].append((v, w))
-        adjacent[v].append((u, w))
-    value, stack = [None] * n, [0]
-    value[0] = 0
-    while stack:
-        v = stack.pop()
-        for w, weight in adjacent[v]:
-            if value[w] is None:
-                value[w] = value[v] ^ weight
-                stack.append(w)
+    value = xor_potentials(n, edges)  # the graph is connected and vertex 0 is the root
     basis: list[int] = []  # kept with distinct leading bits, largest first
     for u, v, w in edges:
         x = value[u] ^ value[v] ^ w
@@ -57,11 +47,8 @@ class MaxXorPath(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. "
-            "The graph contains the following undirected edges, each written as (u, v, w) for an edge "
-            "between u and v with weight w:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            f"Find a walk from vertex 0 to vertex {n - 1} (vertices and edges may be repeated) that maximizes "
+            graph_text(n, data["edges"], edge_form=WEIGHTED_EDGES)
+            + f"Find a walk from vertex 0 to vertex {n - 1} (vertices and edges may be repeated) that maximizes "
             "the XOR of the weights of the edges it traverses, where an edge traversed several times "
             "contributes its weight each time. What is this maximum XOR?\n\n"
             "Output Format: a single integer."

@@ -1,9 +1,6 @@
 """MaximumAchromaticNumber: a complete proper coloring (every two colors meet on an edge) with the most colors."""
 
-from environments._grapha_util import (DENSITIES_002_095, adjacency_sets, density_levels, edge_lines,
-                                       max_objective_reward, pair_count, parse_colors, random_pairs,
-                                       recolor_perturb)
-from rlve_jax.env import Environment
+from environments._grapha_util import GraphColoringEnvironment, adjacency_sets
 
 
 def is_complete_coloring(edges: list[list[int]], colors: list[int]) -> bool:
@@ -67,37 +64,15 @@ def max_complete_coloring(n: int, edges: list[list[int]]) -> list[int]:
     return coloring
 
 
-class MaximumAchromaticNumber(Environment):
+class MaximumAchromaticNumber(GraphColoringEnvironment):
     name = "MaximumAchromaticNumber"
+    maximize = True
+    rules = ("- the coloring is proper: the two endpoints of every edge have different colors;\n"
+             "- the coloring is complete: for every two distinct colors that are used, some edge joins a "
+             "vertex of the one color to a vertex of the other.")
 
-    def levels(self, difficulty):
-        return density_levels(5 + difficulty, DENSITIES_002_095)
+    def optimal_coloring(self, n, edges):
+        return max_complete_coloring(n, edges)
 
-    def sample(self, params, rng):
-        n = params["N"]
-        edges = random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))
-        coloring = max_complete_coloring(n, edges)
-        return {"N": n, "edges": edges, "optimum": len(set(coloring)), "reference": " ".join(map(str, coloring))}
-
-    def prompt(self, data):
-        n = data["N"]
-        return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. "
-            "The graph contains the following undirected edges:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            f"Assign each vertex i a color c[i], an integer from 0 to {n - 1}, such that:\n"
-            "- the coloring is proper: the two endpoints of every edge have different colors;\n"
-            "- the coloring is complete: for every two distinct colors that are used, some edge joins a "
-            "vertex of the one color to a vertex of the other.\n"
-            "Use as many distinct colors as possible.\n\n"
-            f"Output Format: a single line with {n} integers c[0] c[1] ... c[{n - 1}], separated by spaces."
-        )
-
-    def score(self, data, answer):
-        colors = parse_colors(answer, data["N"])
-        if colors is None or not is_complete_coloring(data["edges"], colors):
-            return -0.5
-        return max_objective_reward(len(set(colors)), data["optimum"], beta=5)
-
-    def perturb(self, problem, answer):
-        return recolor_perturb(answer)
+    def is_valid(self, edges, colors):
+        return is_complete_coloring(edges, colors)

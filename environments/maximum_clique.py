@@ -1,7 +1,7 @@
 """MaximumClique: a largest set of pairwise adjacent vertices."""
 
 from environments._grapha_util import (DENSITIES_005_095, adjacency_masks, density_levels, drop_last_ints,
-                                       edge_lines, max_clique_size, max_objective_reward, pair_count,
+                                       graph_text, max_clique_size, max_objective_reward, pair_count,
                                        parse_vertex_set, random_pairs)
 from rlve_jax.env import Environment
 
@@ -22,10 +22,8 @@ class MaximumClique(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. "
-            "The graph contains the following undirected edges:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            "Find a clique of maximum size: a set of distinct vertices in which every two vertices are "
+            graph_text(n, data["edges"])
+            + "Find a clique of maximum size: a set of distinct vertices in which every two vertices are "
             "joined by an edge.\n\n"
             "Output Format: a single line with the vertices of the clique, separated by spaces, in any order."
         )

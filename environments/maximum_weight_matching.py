@@ -2,8 +2,8 @@
 
 import networkx as nx
 
-from environments._grapha_util import (drop_last_ints, density_levels, edge_lines, grow_n, max_objective_reward,
-                                       pair_count, parse_pairs, random_pairs)
+from environments._grapha_util import (WEIGHTED_EDGES, density_levels, drop_last_ints, graph_text, grow_n,
+                                       max_objective_reward, pair_count, parse_pairs, random_pairs)
 from rlve_jax.env import Environment
 
 DENSITIES = (0.1, 0.3, 0.4)
@@ -28,11 +28,8 @@ class MaximumWeightMatching(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. "
-            "The graph contains the following undirected edges, each written as (u, v, w) for an edge "
-            "between u and v with weight w:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            "Select a set of edges such that no two selected edges share a vertex (a matching), and the "
+            graph_text(n, data["edges"], edge_form=WEIGHTED_EDGES)
+            + "Select a set of edges such that no two selected edges share a vertex (a matching), and the "
             "total weight of the selected edges is as large as possible.\n\n"
             "Output Format: a single line `u1 v1 u2 v2 ...` listing the endpoints of the selected edges, "
             "all integers separated by spaces, in any order."

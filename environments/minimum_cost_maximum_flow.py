@@ -2,7 +2,7 @@
 
 import networkx as nx
 
-from environments._grapha_util import edge_lines, grow_n, min_objective_reward, pair_count, random_pairs
+from environments._grapha_util import graph_text, grow_n, min_objective_reward, pair_count, random_pairs
 from rlve_jax.env import Environment, FormatError, parse_ints
 
 DENSITIES = (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
@@ -37,10 +37,10 @@ class MinimumCost_MaximumFlow(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given a directed graph with {n} vertices, labeled from 0 to {n - 1}. The source is vertex 0 "
-            f"and the sink is vertex {n - 1}. The directed edges are listed as (s, t, c, w): an edge from s to t "
-            "with capacity c and cost w per unit of flow:\n"
-            f"{edge_lines(data['edges'])}\n\n"
+            graph_text(n, data["edges"], directed=True,
+                       edge_form=", each written as (s, t, c, w) for an edge from s to t with capacity c and "
+                                 "cost w per unit of flow")
+            + f"The source is vertex 0 and the sink is vertex {n - 1}. "
             "Assign a flow f to every edge such that 0 <= f <= c, and for every vertex other than the source "
             "and the sink the total incoming flow equals the total outgoing flow. The flow value is the total "
             "flow leaving the source. Find a flow whose value is maximum and, among those, whose total cost "

@@ -1,6 +1,6 @@
 """Minimum_CrossingEdges_GraphPartition: split the vertices into exactly K non-empty sets cutting the fewest edges."""
 
-from environments._grapha_util import (DENSITIES_002_095, adjacency_masks, density_levels, edge_lines,
+from environments._grapha_util import (DENSITIES_002_095, adjacency_masks, density_levels, graph_text,
                                        min_objective_reward, pair_count, random_pairs)
 from rlve_jax.env import Environment, parse_ints
 
@@ -67,10 +67,8 @@ class Minimum_CrossingEdges_GraphPartition(Environment):
     def prompt(self, data):
         n, k = data["N"], data["K"]
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. "
-            "The graph contains the following undirected edges:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            f"Partition the vertices into exactly {k} non-empty sets, numbered 0 to {k - 1}, so that the number "
+            graph_text(n, data["edges"])
+            + f"Partition the vertices into exactly {k} non-empty sets, numbered 0 to {k - 1}, so that the number "
             "of edges whose endpoints lie in different sets is as small as possible.\n\n"
             f"Output Format: a single line with {n} integers separated by spaces; the i-th is the set "
             f"(from 0 to {k - 1}) of vertex i."

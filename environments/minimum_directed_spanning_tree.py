@@ -2,9 +2,9 @@
 
 import networkx as nx
 
-from environments._grapha_util import (DENSITIES_01_09, density_levels, drop_last_ints, edge_lines,
-                                       min_objective_reward, pair_count, parse_pairs, random_pairs, random_tree,
-                                       grow_n)
+from environments._grapha_util import (DENSITIES_01_09, WEIGHTED_ARCS, density_levels, drop_last_ints,
+                                       graph_text, grow_n, min_objective_reward, pair_count, parse_pairs,
+                                       random_pairs, random_tree)
 from rlve_jax.env import Environment
 
 
@@ -35,10 +35,8 @@ class MinimumDirectedSpanningTree(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given a directed graph with {n} vertices, labeled from 0 to {n - 1}. The directed edges "
-            "are listed as (s, t, w): an edge from s to t with weight w:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            f"Select exactly {n - 1} edges that form a spanning arborescence rooted at vertex {data['root']}: "
+            graph_text(n, data["edges"], directed=True, edge_form=WEIGHTED_ARCS)
+            + f"Select exactly {n - 1} edges that form a spanning arborescence rooted at vertex {data['root']}: "
             f"every vertex can be reached from vertex {data['root']} using only the selected edges (so every "
             "other vertex has exactly one selected incoming edge). Minimize the total weight of the selected "
             "edges.\n\n"

@@ -2,7 +2,8 @@
 
 from fractions import Fraction
 
-from environments._grapha_util import RATIOS_1_3, edge_lines, grow_n, random_pairs, ratio_levels
+from environments._grapha_util import (DisjointSets, RATIOS_1_3, WEIGHTED_EDGES, graph_text, grow_n,
+                                       random_pairs, ratio_levels)
 from rlve_jax.env import Environment, parse_ints
 
 
@@ -11,17 +12,10 @@ def best_ratio_path(n: int, edges: list[list[int]]) -> list[int]:
     ordered = sorted(edges, key=lambda e: e[2])
     best = None
     for i, (_, _, low) in enumerate(ordered):
-        parent = list(range(n))
-
-        def find(x: int) -> int:
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
+        sets = DisjointSets(n)
         for u, v, high in ordered[i:]:
-            parent[find(u)] = find(v)
-            if find(0) == find(n - 1):
+            sets.union(u, v)
+            if sets.find(0) == sets.find(n - 1):
                 if best is None or Fraction(high, low) < best[0]:
                     best = (Fraction(high, low), low, high)
                 break
@@ -79,10 +73,8 @@ class MinimumRatioPath(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. The edges are "
-            "listed as (u, v, w): an edge between u and v with weight w:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            f"Find a path from vertex 0 to vertex {n - 1} (consecutive vertices must be joined by an edge) that "
+            graph_text(n, data["edges"], edge_form=WEIGHTED_EDGES)
+            + f"Find a path from vertex 0 to vertex {n - 1} (consecutive vertices must be joined by an edge) that "
             "minimizes the ratio between the largest and the smallest weight of the edges on the path.\n\n"
             f"Output Format: a single line with the vertices of the path in order, starting with 0 and ending "
             f"with {n - 1}, separated by spaces."

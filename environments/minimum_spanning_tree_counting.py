@@ -1,6 +1,7 @@
 """MinimumSpanningTreeCounting: the number of minimum spanning trees of a weighted graph, modulo MOD."""
 
-from environments._grapha_util import RATIOS_1_5, edge_lines, grow_n, random_connected_graph, ratio_levels
+from environments._grapha_util import (DisjointSets, RATIOS_1_5, WEIGHTED_EDGES, graph_text, grow_n,
+                                       random_connected_graph, ratio_levels)
 from rlve_jax.env import Environment, parse_int
 
 
@@ -25,30 +26,17 @@ def determinant(matrix: list[list[int]]) -> int:
 def count_minimum_spanning_trees(n: int, edges: list[list[int]]) -> int:
     """Kruskal by weight classes: within each class, the ways to join the components built so far
     multiply, each counted with the matrix-tree theorem on the contracted multigraph."""
-    parent = list(range(n))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    components = DisjointSets(n)
     total = 1
     for weight in sorted({w for _, _, w in edges}):
-        links = [(find(u), find(v)) for u, v, w in edges if w == weight]
+        links = [(components.find(u), components.find(v)) for u, v, w in edges if w == weight]
         links = [(a, b) for a, b in links if a != b]
-        groups: dict[int, list[int]] = {}
-        local = {c: c for link in links for c in link}
-
-        def local_find(x: int) -> int:
-            while local[x] != x:
-                x = local[x]
-            return x
-
+        joined = DisjointSets(n)  # how this weight class links the current components
         for a, b in links:
-            local[local_find(a)] = local_find(b)
-        for c in sorted(local):
-            groups.setdefault(local_find(c), []).append(c)
+            joined.union(a, b)
+        groups: dict[int, list[int]] = {}
+        for c in sorted({c for link in links for c in link}):
+            groups.setdefault(joined.find(c), []).append(c)
         for members in groups.values():
             index = {c: i for i, c in enumerate(members)}
             laplacian = [[0] * len(members) for _ in members]
@@ -61,7 +49,7 @@ def count_minimum_spanning_trees(n: int, edges: list[list[int]]) -> int:
                     laplacian[j][i] -= 1
             total *= determinant([row[1:] for row in laplacian[1:]])
         for a, b in links:
-            parent[find(a)] = find(b)
+            components.union(a, b)
     return total
 
 
@@ -82,10 +70,8 @@ class MinimumSpanningTreeCounting(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. The edges are "
-            "listed as (u, v, w): an edge between u and v with weight w:\n"
-            f"{edge_lines(data['edges'])}\n\n"
-            "A minimum spanning tree is a set of edges that connects all vertices without a cycle and has the "
+            graph_text(n, data["edges"], edge_form=WEIGHTED_EDGES)
+            + "A minimum spanning tree is a set of edges that connects all vertices without a cycle and has the "
             "smallest possible total weight. Count the number of distinct minimum spanning trees (two trees "
             f"are distinct if their edge sets differ), and give the count modulo {data['MOD']}.\n\n"
             f"Output Format: a single integer in [0, {data['MOD']})."
