@@ -11,6 +11,11 @@ from typing import ClassVar, Sequence
 
 from rlve_jax.env import Environment, FormatError, grow, parse_ints
 
+
+# ---------------------------------------------------------------------------
+# Difficulty levels
+
+
 # Knob sweeps of the original controllers (catalog notation {a..b}).
 DENSITIES_01_09 = tuple(round(0.1 * i, 2) for i in range(1, 10))
 DENSITIES_005_095 = tuple(round(0.05 + 0.1 * i, 2) for i in range(10))
@@ -41,6 +46,10 @@ def ratio_levels(n: int, ratios: Sequence[float]) -> list[dict]:
     return [{"N": n, "edge_ratio": r} for r in ratios if int(r * n) <= pair_count(n)]
 
 
+# ---------------------------------------------------------------------------
+# Random instances
+
+
 def random_pairs(rng: random.Random, n: int, m: int, directed: bool = False,
                  exclude: Sequence[Sequence[int]] = ()) -> list[list[int]]:
     """m distinct vertex pairs (u < v unless directed), none in `exclude` (either orientation if undirected)."""
@@ -65,6 +74,10 @@ def random_connected_graph(rng: random.Random, n: int, m: int) -> list[list[int]
     return [e if rng.random() < 0.5 else e[::-1] for e in edges]
 
 
+# ---------------------------------------------------------------------------
+# Graph structure and exact solvers
+
+
 def adjacency_sets(n: int, edges: Sequence[Sequence[int]]) -> list[set[int]]:
     adjacent: list[set[int]] = [set() for _ in range(n)]
     for u, v in (e[:2] for e in edges):
@@ -80,23 +93,6 @@ def adjacency_masks(n: int, edges: Sequence[Sequence[int]]) -> list[int]:
         masks[u] |= 1 << v
         masks[v] |= 1 << u
     return masks
-
-
-def edge_lines(edges: Sequence[Sequence[int]]) -> str:
-    """One `(a, b, ...)` tuple per line, as the prompts show edges."""
-    return "\n".join("(" + ", ".join(map(str, e)) + ")" for e in edges)
-
-
-WEIGHTED_EDGES = ", each written as (u, v, w) for an edge between u and v with weight w"
-WEIGHTED_ARCS = ", each written as (s, t, w) for an edge from s to t with weight w"
-
-
-def graph_text(n: int, edges: Sequence[Sequence[int]], directed: bool = False, edge_form: str = "") -> str:
-    """The opening of a graph prompt: vertex labels and the edge list (`edge_form` explains tuples)."""
-    kind = "directed" if directed else "undirected"
-    article = "a" if directed else "an"
-    return (f"You are given {article} {kind} graph with {n} vertices, labeled from 0 to {n - 1}. "
-            f"The graph contains the following {kind} edges{edge_form}:\n{edge_lines(edges)}\n\n")
 
 
 class DisjointSets:
@@ -139,67 +135,6 @@ def xor_potentials(n: int, edges: Sequence[Sequence[int]]) -> list[int]:
     return potential
 
 
-def parse_pairs(answer: str) -> list[tuple[int, int]]:
-    """A flat list `u1 v1 u2 v2 ...`; an odd count is a format error."""
-    values = parse_ints(answer)
-    if len(values) % 2:
-        raise FormatError("odd number of integers")
-    return list(zip(values[::2], values[1::2]))
-
-
-def parse_vertex_set(answer: str, n: int) -> list[int] | None:
-    """Distinct vertex ids in [0, n), or None when one repeats or is out of range."""
-    vertices = parse_ints(answer)
-    if len(set(vertices)) != len(vertices) or any(not 0 <= v < n for v in vertices):
-        return None
-    return vertices
-
-
-def is_spanning_tree(n: int, edges: Sequence[tuple[int, int]], allowed: set[tuple[int, int]]) -> bool:
-    """n-1 distinct allowed undirected edges (stored as (min, max)) that connect all n vertices."""
-    normalized = [(min(u, v), max(u, v)) for u, v in edges]
-    if len(normalized) != n - 1 or len(set(normalized)) != n - 1 or any(e not in allowed for e in normalized):
-        return False
-    sets = DisjointSets(n)
-    return all(sets.union(u, v) for u, v in normalized)
-
-
-def min_objective_reward(optimum: float, yours: float, beta: float) -> float:
-    """(optimum / yours)^beta for minimisation; equal values (including 0 = 0) give 1."""
-    if yours == optimum:
-        return 1.0
-    return 0.0 if yours <= 0 else min(1.0, optimum / yours) ** beta
-
-
-def max_objective_reward(yours: float, optimum: float, beta: float) -> float:
-    """(yours / optimum)^beta for maximisation (optimum > 0)."""
-    return max(0.0, min(1.0, yours / optimum)) ** beta
-
-
-def drop_last_ints(answer: str, count: int) -> str:
-    """The answer without its last `count` integers: a strictly worse or invalid answer for tests."""
-    return " ".join(answer.split()[:-count])
-
-
-def recolor_perturb(answer: str) -> str:
-    """A coloring that is worse or invalid: one vertex of a shared class gets a fresh color,
-    or, when every class is a singleton, all vertices share color 0."""
-    colors = parse_ints(answer)
-    shared = [v for v, c in enumerate(colors) if colors.count(c) > 1]
-    if not shared:
-        return " ".join("0" for _ in colors)
-    colors[shared[-1]] = min(set(range(len(colors) + 1)) - set(colors))
-    return " ".join(map(str, colors))
-
-
-def parse_colors(answer: str, n: int) -> list[int] | None:
-    """n colors in [0, n), or None when the length or a value is wrong."""
-    colors = parse_ints(answer)
-    if len(colors) != n or any(not 0 <= c < n for c in colors):
-        return None
-    return colors
-
-
 def find_bridges(n: int, edges: list[list[int]]) -> list[list[int]]:
     """Tarjan's low-link bridges (iterative), each as [min, max], sorted."""
     adjacent: list[list[tuple[int, int]]] = [[] for _ in range(n)]
@@ -232,6 +167,15 @@ def find_bridges(n: int, edges: list[list[int]]) -> list[list[int]]:
                     if low[v] > entry[parent]:
                         bridges.append(sorted((parent, v)))
     return sorted(bridges)
+
+
+def is_spanning_tree(n: int, edges: Sequence[tuple[int, int]], allowed: set[tuple[int, int]]) -> bool:
+    """n-1 distinct allowed undirected edges (stored as (min, max)) that connect all n vertices."""
+    normalized = [(min(u, v), max(u, v)) for u, v in edges]
+    if len(normalized) != n - 1 or len(set(normalized)) != n - 1 or any(e not in allowed for e in normalized):
+        return False
+    sets = DisjointSets(n)
+    return all(sets.union(u, v) for u, v in normalized)
 
 
 def max_clique_size(n: int, adjacency: Sequence[int]) -> tuple[int, int]:
@@ -295,11 +239,6 @@ def minimum_coloring(n: int, conflicts: Sequence[int], lower: int,
     raise AssertionError("every graph has a coloring with n colors")
 
 
-def doubled_count(answer: str) -> str:
-    """A far-off count for tests: +1 is within the accuracy tolerance of (min/max)^beta on large counts."""
-    return str(2 * int(answer) + 1)
-
-
 def min_weight_cover(covers: Sequence[int], costs: Sequence[int], universe: int) -> list[int]:
     """Cheapest choice of candidates whose `covers` masks together contain `universe` (branch and bound:
     branch on the uncovered element with fewest usable candidates; positive costs)."""
@@ -330,6 +269,92 @@ def min_weight_cover(covers: Sequence[int], costs: Sequence[int], universe: int)
 
     search(0, 0, 0)
     return best[1]
+
+
+# ---------------------------------------------------------------------------
+# Prompt text
+
+
+def edge_lines(edges: Sequence[Sequence[int]]) -> str:
+    """One `(a, b, ...)` tuple per line, as the prompts show edges."""
+    return "\n".join("(" + ", ".join(map(str, e)) + ")" for e in edges)
+
+
+WEIGHTED_EDGES = ", each written as (u, v, w) for an edge between u and v with weight w"
+WEIGHTED_ARCS = ", each written as (s, t, w) for an edge from s to t with weight w"
+
+
+def graph_text(n: int, edges: Sequence[Sequence[int]], directed: bool = False, edge_form: str = "") -> str:
+    """The opening of a graph prompt: vertex labels and the edge list (`edge_form` explains tuples)."""
+    kind = "directed" if directed else "undirected"
+    article = "a" if directed else "an"
+    return (f"You are given {article} {kind} graph with {n} vertices, labeled from 0 to {n - 1}. "
+            f"The graph contains the following {kind} edges{edge_form}:\n{edge_lines(edges)}\n\n")
+
+
+# ---------------------------------------------------------------------------
+# Answers: parsing, rewards, and nearby wrong answers for tests
+
+
+def parse_pairs(answer: str) -> list[tuple[int, int]]:
+    """A flat list `u1 v1 u2 v2 ...`; an odd count is a format error."""
+    values = parse_ints(answer)
+    if len(values) % 2:
+        raise FormatError("odd number of integers")
+    return list(zip(values[::2], values[1::2]))
+
+
+def parse_vertex_set(answer: str, n: int) -> list[int] | None:
+    """Distinct vertex ids in [0, n), or None when one repeats or is out of range."""
+    vertices = parse_ints(answer)
+    if len(set(vertices)) != len(vertices) or any(not 0 <= v < n for v in vertices):
+        return None
+    return vertices
+
+
+def parse_colors(answer: str, n: int) -> list[int] | None:
+    """n colors in [0, n), or None when the length or a value is wrong."""
+    colors = parse_ints(answer)
+    if len(colors) != n or any(not 0 <= c < n for c in colors):
+        return None
+    return colors
+
+
+def min_objective_reward(optimum: float, yours: float, beta: float) -> float:
+    """(optimum / yours)^beta for minimisation; equal values (including 0 = 0) give 1."""
+    if yours == optimum:
+        return 1.0
+    return 0.0 if yours <= 0 else min(1.0, optimum / yours) ** beta
+
+
+def max_objective_reward(yours: float, optimum: float, beta: float) -> float:
+    """(yours / optimum)^beta for maximisation (optimum > 0)."""
+    return max(0.0, min(1.0, yours / optimum)) ** beta
+
+
+def drop_last_ints(answer: str, count: int) -> str:
+    """The answer without its last `count` integers: a strictly worse or invalid answer for tests."""
+    return " ".join(answer.split()[:-count])
+
+
+def doubled_count(answer: str) -> str:
+    """A far-off count for tests: +1 is within the accuracy tolerance of (min/max)^beta on large counts."""
+    return str(2 * int(answer) + 1)
+
+
+def recolor_perturb(answer: str) -> str:
+    """A coloring that is worse or invalid: one vertex of a shared class gets a fresh color,
+    or, when every class is a singleton, all vertices share color 0."""
+    colors = parse_ints(answer)
+    shared = [v for v, c in enumerate(colors) if colors.count(c) > 1]
+    if not shared:
+        return " ".join("0" for _ in colors)
+    colors[shared[-1]] = min(set(range(len(colors) + 1)) - set(colors))
+    return " ".join(map(str, colors))
+
+
+# ---------------------------------------------------------------------------
+# Shared task shapes
 
 
 class GraphColoringEnvironment(Environment):

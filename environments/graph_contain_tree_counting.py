@@ -1,4 +1,4 @@
-"""GraphContainTreeCounting: count bijections from a tree's vertices to a graph's that map tree edges onto graph edges."""
+"""GraphContainTreeCounting: count the bijections from a tree's vertices to a graph's that keep every tree edge."""
 
 from environments._grapha_util import (DENSITIES_01_09, adjacency_masks, adjacency_sets, density_levels,
                                        doubled_count, edge_lines, pair_count, random_pairs, random_tree)

@@ -17,7 +17,8 @@ class MaximumWeightMatching(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = [[u, v, rng.randint(1, n)] for u, v in random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))]
+        pairs = random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))
+        edges = [[u, v, rng.randint(1, n)] for u, v in pairs]
         graph = nx.Graph()
         graph.add_weighted_edges_from(edges)
         matching = sorted(tuple(sorted(e)) for e in nx.max_weight_matching(graph))

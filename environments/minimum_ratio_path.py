@@ -64,7 +64,8 @@ class MinimumRatioPath(Environment):
         planted = [[a, b] for a, b in zip(order, order[1:])]
         pairs = planted + random_pairs(rng, n, int(params["edge_ratio"] * n) - len(planted), exclude=planted)
         rng.shuffle(pairs)
-        edges = [[u, v, rng.randint(1, 5 * len(pairs))] for u, v in (p if rng.random() < 0.5 else p[::-1] for p in pairs)]
+        oriented = (p if rng.random() < 0.5 else p[::-1] for p in pairs)
+        edges = [[u, v, rng.randint(1, 5 * len(pairs))] for u, v in oriented]
         path = best_ratio_path(n, edges)
         ratio = path_ratio(edges, path)
         return {"N": n, "edges": edges, "optimum": [ratio.numerator, ratio.denominator],

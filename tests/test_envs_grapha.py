@@ -231,7 +231,8 @@ def test_minimum_spanning_tree_counting():
     rng = random.Random(2)
     for _ in range(20):
         n = rng.randint(2, 5)
-        edges = [[u, v, rng.randint(1, 2)] for u, v in random_connected_graph(rng, n, rng.randint(n - 1, n * (n - 1) // 2))]
+        pairs = random_connected_graph(rng, n, rng.randint(n - 1, n * (n - 1) // 2))
+        edges = [[u, v, rng.randint(1, 2)] for u, v in pairs]
         weights = {}
         for subset in itertools.combinations(edges, n - 1):
             parent = list(range(n))
