@@ -1,0 +1,70 @@
+"""MinimumCost_MaximumFlow: per-edge flows forming a maximum s-t flow of minimum cost."""
+
+import networkx as nx
+
+from environments._grapha_util import graph_text, grow_n, min_objective_reward, pair_count, random_pairs
+from rlve_jax.env import Environment, FormatError, parse_ints
+
+DENSITIES = (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+class MinimumCost_MaximumFlow(Environment):
+    name = "MinimumCost_MaximumFlow"
+
+    def levels(self, difficulty):
+        return [{"N": grow_n(4, difficulty), "edge_density": rho} for rho in DENSITIES]
+
+    def sample(self, params, rng):
+        """A planted path 0 -> ... -> N-1 guarantees a positive flow; no edge enters 0 or leaves N-1."""
+        n = params["N"]
+        middle = rng.sample(range(1, n - 1), rng.randint(0, n - 2))
+        path = [0] + middle + [n - 1]
+        planted = [[a, b] for a, b in zip(path, path[1:])]
+        forbidden = planted + [[v, 0] for v in range(1, n)] + [[n - 1, v] for v in range(n - 1)]
+        extra = max(0, int(params["edge_density"] * pair_count(n, directed=True)) - len(planted))
+        pairs = planted + random_pairs(rng, n, extra, directed=True, exclude=forbidden)
+        rng.shuffle(pairs)
+        edges = [[s, t, rng.randint(1, 10), rng.randint(1, 10)] for s, t in pairs]
+        graph = nx.DiGraph()
+        for s, t, capacity, cost in edges:
+            graph.add_edge(s, t, capacity=capacity, weight=cost)
+        flow = nx.max_flow_min_cost(graph, 0, n - 1)
+        flows = [flow[s][t] for s, t, _, _ in edges]
+        value = sum(flows[i] for i, e in enumerate(edges) if e[0] == 0)
+        return {"N": n, "edges": edges, "max_flow": value,
+                "min_cost": sum(f * e[3] for f, e in zip(flows, edges)), "reference": " ".join(map(str, flows))}
+
+    def prompt(self, data):
+        n = data["N"]
+        return (
+            graph_text(n, data["edges"], directed=True,
+                       edge_form=", each written as (s, t, c, w) for an edge from s to t with capacity c and "
+                                 "cost w per unit of flow")
+            + f"The source is vertex 0 and the sink is vertex {n - 1}. "
+            "Assign a flow f to every edge such that 0 <= f <= c, and for every vertex other than the source "
+            "and the sink the total incoming flow equals the total outgoing flow. The flow value is the total "
+            "flow leaving the source. Find a flow whose value is maximum and, among those, whose total cost "
+            "(the sum of f * w over all edges) is minimum.\n\n"
+            f"Output Format: a single line with {len(data['edges'])} integers separated by spaces: the flows "
+            "on the edges, in the order in which the edges are listed above."
+        )
+
+    def score(self, data, answer):
+        flows = parse_ints(answer)
+        edges = data["edges"]
+        if len(flows) != len(edges):
+            raise FormatError("one flow per edge expected")
+        balance = [0] * data["N"]
+        for f, (s, t, capacity, _) in zip(flows, edges):
+            if not 0 <= f <= capacity:
+                return -0.5
+            balance[s] -= f
+            balance[t] += f
+        if any(balance[1:-1]):
+            return -0.5
+        value = -balance[0]
+        reward = 0.5 * (value / data["max_flow"]) ** 5
+        if value == data["max_flow"]:
+            cost = sum(f * e[3] for f, e in zip(flows, edges))
+            reward += 0.5 * min_objective_reward(data["min_cost"], cost, beta=5)
+        return reward
