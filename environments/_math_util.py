@@ -154,9 +154,10 @@ MAX_EXPRESSION_DEPTH = 100
 MAX_DECIMAL_EXPONENT = 50  # 1e50 is a number; 1e999999 is a format error, never expanded
 _ALLOWED_CHARS = frozenset("0123456789.+-*/^()_, \t\n" "abcdefghijklmnopqrstuvwxyz" "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?([0-9]+))?", re.ASCII)
-FUNCTIONS = ("sin", "cos", "tan", "cot", "sec", "csc", "asin", "acos", "atan",
-             "sinh", "cosh", "tanh", "exp", "log", "sqrt")
-_FUNCTION_ALIASES = {name: name for name in FUNCTIONS} | {"ln": "log"}
+FUNCTIONS = ("sin", "cos", "tan", "cot", "sec", "csc", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+             "asinh", "acosh", "atanh", "exp", "log", "sqrt", "Abs")
+# Names sympify reads as (or rewrites into) the functions above.
+_FUNCTION_ALIASES = {name: name for name in FUNCTIONS} | {"ln": "log", "abs": "Abs", "cbrt": "cbrt"}
 _BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.BitXor: "pow"}  # sympify reads ^ as a power
 Tree = tuple
@@ -191,8 +192,12 @@ def _convert(node: ast.AST, text: str, depth: int) -> Tree:
             return ("const", node.id)
         raise FormatError(f"unknown symbol {node.id[:20]!r}")
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTION_ALIASES
-            and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred)):
-        return ("call", _FUNCTION_ALIASES[node.func.id], _convert(node.args[0], text, depth + 1))
+            and not node.keywords and not any(isinstance(arg, ast.Starred) for arg in node.args)):
+        name, args = _FUNCTION_ALIASES[node.func.id], [_convert(arg, text, depth + 1) for arg in node.args]
+        if len(args) == 2 and name == "log":  # log(u, b) = log(u) / log(b), as in SymPy
+            return ("div", ("call", "log", args[0]), ("call", "log", args[1]))
+        if len(args) == 1:
+            return ("pow", args[0], ("num", Fraction(1, 3))) if name == "cbrt" else ("call", name, args[0])
     raise FormatError(f"unsupported syntax {type(node).__name__}")
 
 
@@ -233,7 +238,8 @@ class _Backend:
 
     def fn(self, name: str):
         if self.lib is np:
-            name = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}.get(name, name)
+            name = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
+                    "atanh": "arctanh"}.get(name, name)
         return getattr(self.lib, name)
 
     def principal(self, z):
@@ -257,21 +263,24 @@ PRECISE_DIGITS = 140  # with magnitudes capped at 1e100, rounding stays far belo
 
 
 def _call(backend: _Backend, name: str, u, du):
-    """f(u) and, if du is given, f'(u)*du."""
+    """f(u) and, if du is given, f'(u)*du (for Abs, the derivative along the real x axis)."""
     f, p = backend.fn, backend.principal
-    if name in ("log", "sqrt", "asin", "acos"):
+    if name in ("log", "sqrt", "asin", "acos", "acosh", "atanh"):
         u = p(u)
-    value = {"cot": lambda: 1 / f("tan")(u), "sec": lambda: 1 / f("cos")(u),
-             "csc": lambda: 1 / f("sin")(u)}.get(name, lambda: f(name)(u))()
+    value = {"cot": lambda: 1 / f("tan")(u), "sec": lambda: 1 / f("cos")(u), "csc": lambda: 1 / f("sin")(u),
+             "Abs": lambda: abs(u)}.get(name, lambda: f(name)(u))()
     if du is None:
         return value, None
+    if name == "Abs":  # |u(x)| for real x: d|u| = Re(conj(u) u') / |u|
+        return value, (u.conjugate() * du).real / value
     slope = {
         "sin": lambda: f("cos")(u), "cos": lambda: -f("sin")(u), "tan": lambda: 1 / f("cos")(u) ** 2,
         "cot": lambda: -1 / f("sin")(u) ** 2, "sec": lambda: value * f("tan")(u),
         "csc": lambda: -value / f("tan")(u), "asin": lambda: 1 / f("sqrt")(p(1 - u * u)),
         "acos": lambda: -1 / f("sqrt")(p(1 - u * u)), "atan": lambda: 1 / (1 + u * u),
         "sinh": lambda: f("cosh")(u), "cosh": lambda: f("sinh")(u), "tanh": lambda: 1 / f("cosh")(u) ** 2,
-        "exp": lambda: value, "log": lambda: 1 / u, "sqrt": lambda: 1 / (2 * value),
+        "asinh": lambda: 1 / f("sqrt")(p(1 + u * u)), "acosh": lambda: 1 / (f("sqrt")(p(u - 1)) * f("sqrt")(p(u + 1))),
+        "atanh": lambda: 1 / (1 - u * u), "exp": lambda: value, "log": lambda: 1 / u, "sqrt": lambda: 1 / (2 * value),
     }[name]()
     return value, slope * du
 

@@ -33,8 +33,10 @@ class BinaryLinearEquation_SolutionCounting(Environment):
 
     def prompt(self, data):
         (x1, x2), (y1, y2) = data["X"], data["Y"]
+        b, c = data["B"], data["C"]
+        equation = f"{data['A']}*x {'-' if b < 0 else '+'} {abs(b)}*y {'-' if c < 0 else '+'} {abs(c)} = 0"
         return (
-            f"How many integer pairs (x, y) satisfy {data['A']} * x + {data['B']} * y + {data['C']} = 0, "
+            f"How many integer pairs (x, y) satisfy {equation}, "
             f"with {x1} <= x <= {x2} and {y1} <= y <= {y2}?\n\n"
             "Output Format: a single non-negative integer, the number of such pairs."
         )

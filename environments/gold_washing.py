@@ -31,7 +31,7 @@ class GoldWashing(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"There is an {n} x {n} grid of cells (x, y) with 1 <= x, y <= {n}, and each cell initially holds "
+            f"A grid has {n} x {n} cells (x, y) with 1 <= x, y <= {n}, and each cell initially holds "
             "one unit of gold. Let f(x) be the product of the decimal digits of x (e.g. f(25) = 10). All gold in "
             "cell (x, y) moves to cell (f(x), f(y)); gold whose target lies outside the grid is lost. "
             f"After the move, what is the total amount of gold in the {data['K']} cells holding the most gold?\n\n"

@@ -38,12 +38,13 @@ class PowerCycle(Environment):
         return {"N": n, "K": k, "reference": str(eventual_period(n, k))}
 
     def prompt(self, data):
+        digits = f"{data['K']} decimal digit{'s' if data['K'] > 1 else ''}"
         return (
             "The last digit of the powers of 2 (2, 4, 8, 16, 32, 64, ...) repeats as 2, 4, 8, 6, 2, 4, 8, 6, ...: "
             "its cycle length is 4 (8, 12, ... also repeat, but 4 is the smallest).\n"
-            f"Consider the last {data['K']} decimal digits of the powers {data['N']}^1, {data['N']}^2, "
+            f"Consider the last {digits} of the powers {data['N']}^1, {data['N']}^2, "
             f"{data['N']}^3, .... This sequence is eventually periodic. Find its minimal cycle length: the smallest "
-            f"positive integer L such that {data['N']}^(a+L) and {data['N']}^a have the same last {data['K']} digits "
+            f"positive integer L such that {data['N']}^(a+L) and {data['N']}^a have the same last {digits} "
             "for every sufficiently large a.\n\n"
             "Output Format: a single positive integer L."
         )

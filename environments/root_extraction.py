@@ -18,7 +18,7 @@ class RootExtraction(Environment):
 
     def prompt(self, data):
         return (
-            f"Compute the {data['K']}-th root of {data['N']}, i.e. {data['N']}^(1/{data['K']}), "
+            f"Compute {data['N']}^(1/{data['K']}), the positive real number x with x^{data['K']} = {data['N']}, "
             "rounded to 5 decimal places.\n\n"
             "Output Format: a single decimal number with 5 digits after the decimal point, e.g. `1.41421`."
         )
