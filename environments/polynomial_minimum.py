@@ -26,13 +26,11 @@ def evaluate(coefficients: list[int], x: float | Fraction) -> Fraction:
 
 
 def convex_minimiser(coefficients: list[int]) -> float:
-    """The root of the increasing f' in [-2, 2], bisected until the float interval stops shrinking."""
+    """The root of the increasing f' in [-2, 2]: 64 halvings leave an interval of 2e-19."""
     slope = [k * c for k, c in enumerate(coefficients)][1:]
     low, high = -2.0, 2.0
-    while True:
+    for _ in range(64):
         middle = (low + high) / 2
-        if middle in (low, high):
-            break
         if evaluate(slope, middle) < 0:
             low = middle
         else:
