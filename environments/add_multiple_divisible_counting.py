@@ -1,0 +1,25 @@
+"""AddMultiple_Divisible_Counting: pairs a < b <= N with a*b divisible by a+b."""
+
+from environments._math_util import count_score, grow_by_half
+from rlve_jax.env import Environment
+
+
+class AddMultiple_Divisible_Counting(Environment):
+    name = "AddMultiple_Divisible_Counting"
+
+    def levels(self, difficulty):
+        return [{"MAX_N": grow_by_half(16, difficulty)}]
+
+    def sample(self, params, rng):
+        n = rng.randint(6, params["MAX_N"])
+        count = sum(a * b % (a + b) == 0 for b in range(2, n + 1) for a in range(1, b))
+        return {"N": n, "reference": str(count)}
+
+    def prompt(self, data):
+        return (
+            f"How many pairs of integers (a, b) satisfy 1 <= a < b <= {data['N']} and a * b is divisible by a + b?\n\n"
+            "Output Format: a single integer, the number of such pairs."
+        )
+
+    def score(self, data, answer):
+        return count_score(answer, int(data["reference"]), positive=True)

@@ -1,0 +1,32 @@
+"""LCM: the least common multiple of two integers."""
+
+import math
+
+from environments._math_util import grow_by_half
+from rlve_jax.env import Environment, parse_int
+
+PHRASINGS = (
+    "What is the least common multiple of {a} and {b}?",
+    "Compute lcm({a}, {b}).",
+    "Find the smallest positive integer that is divisible by both {a} and {b}.",
+    "Calculate the LCM of {a} and {b}.",
+    "What is the lowest common multiple of the numbers {a} and {b}?",
+    "Determine the least positive common multiple of {a} and {b}.",
+)
+
+
+class LCM(Environment):
+    name = "LCM"
+
+    def levels(self, difficulty):
+        return [{"MAX_a_b": grow_by_half(15, difficulty)}]
+
+    def sample(self, params, rng):
+        a, b = rng.randint(2, params["MAX_a_b"]), rng.randint(2, params["MAX_a_b"])
+        return {"a": a, "b": b, "phrasing": rng.randrange(len(PHRASINGS)), "reference": str(math.lcm(a, b))}
+
+    def prompt(self, data):
+        return f"{PHRASINGS[data['phrasing']].format(a=data['a'], b=data['b'])}\n\nOutput Format: a single integer."
+
+    def score(self, data, answer):
+        return float(parse_int(answer) == int(data["reference"]))

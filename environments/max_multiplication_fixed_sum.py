@@ -1,0 +1,33 @@
+"""MaxMultiplicationFixedSum: the largest product of positive integers that sum to N."""
+
+from environments._math_util import grow_by_half
+from rlve_jax.env import Environment, parse_int
+
+
+def best_product(n: int) -> int:
+    """Use threes, with a 4 (or a 2) for the remainder; valid for n >= 4."""
+    threes, rest = divmod(n, 3)
+    if rest == 1:
+        return 4 * 3 ** (threes - 1)
+    return 3**threes * (2 if rest == 2 else 1)
+
+
+class MaxMultiplicationFixedSum(Environment):
+    name = "MaxMultiplicationFixedSum"
+
+    def levels(self, difficulty):
+        return [{"MAX_N": grow_by_half(10, difficulty)}]
+
+    def sample(self, params, rng):
+        n = rng.randint(4, params["MAX_N"])
+        return {"N": n, "reference": str(best_product(n))}
+
+    def prompt(self, data):
+        return (
+            f"Split {data['N']} into a sum of positive integers (any number of parts) so that the product of "
+            "the parts is as large as possible. What is that maximum product?\n\n"
+            "Output Format: a single integer."
+        )
+
+    def score(self, data, answer):
+        return float(parse_int(answer) == int(data["reference"]))
