@@ -75,7 +75,7 @@ def short_id(value) -> str:
 def test_differentiate_rewards(answer, reward):
     start = time.perf_counter()
     assert score("Differentiate", DIFFERENTIATE, answer) == reward
-    assert time.perf_counter() - start < 1.0
+    assert time.perf_counter() - start < 10.0  # guards against a hang, not a benchmark
 
 
 @pytest.mark.parametrize("answer, reward", [
