@@ -272,6 +272,8 @@ class Environment:
             answer = extract_answer(output, markers)
             if answer is None:
                 return Verdict.format_error("no_answer")
+            if len(answer) > MAX_ANSWER_CHARS:  # no scorer ever sees more text than this
+                return Verdict.format_error("format")
             reward = float(self.score(problem.data, answer))
         except FormatError:
             return Verdict.format_error("format")
