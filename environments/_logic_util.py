@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
-from rlve_jax.env import FormatError, fraction_reward, grow, parse_int, parse_ints, parse_lines, ratio_reward
+from rlve_jax.env import (MAX_ANSWER_CHARS, FormatError, fraction_reward, grow, parse_int, parse_ints, parse_lines,
+                          ratio_reward)
 
 INVALID = -0.5  # the usual reward for a parseable but infeasible answer
 SPARSITIES = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]  # fraction of blanked cells, one level entry each
@@ -85,6 +86,10 @@ def int_grid_text(grid: Sequence[Sequence[int]]) -> str:
     return "\n".join(" ".join(map(str, row)) for row in grid)
 
 
+def int_grid_format(rows: int, cols: int, what: str = "the completed grid") -> str:
+    return f"Output Format: {rows} lines, each with {cols} integers separated by spaces: {what}."
+
+
 def drop_last_token(answer: str) -> str:
     """A wrong answer for tests where changing one value can stay correct: one value too few."""
     return answer.rsplit(None, 1)[0] if len(answer.split()) > 1 else answer + " ?"
@@ -120,3 +125,66 @@ def occurrences(text: str, pattern: str) -> int:
         count += 1
         start = text.find(pattern, start + 1)
     return count
+
+
+def bounded_text(answer: str) -> str:
+    """A free-text answer, refused (format error) beyond the gym's answer length limit like the parse helpers."""
+    if len(answer) > MAX_ANSWER_CHARS:
+        raise FormatError("answer too long")
+    return answer
+
+
+def parse_exact_ints(answer: str, count: int) -> list[int]:
+    """Exactly `count` integers; any other count is a format error."""
+    values = parse_ints(answer)
+    if len(values) != count:
+        raise FormatError(f"expected {count} integers")
+    return values
+
+
+def completed_permutation(answer: str, puzzle: Sequence[Sequence[int]], values: range, blank: int):
+    """The answer grid if it holds each of `values` once and keeps every clue, else None (invalid)."""
+    grid = parse_int_grid(answer, len(puzzle), len(puzzle[0]))
+    if sorted(v for row in grid for v in row) != list(values) or not keeps_givens(puzzle, grid, blank):
+        return None
+    return grid
+
+
+# -- 0/1 grids with blanks ('*'): Binario, Binario_NoAdjacencyRequirement, CampsitePuzzle
+
+def blank_out(rng: random.Random, solution: Sequence[str], sparsity: float) -> list[str]:
+    """The solution lines with the blanked cells replaced by '*'."""
+    puzzle = [list(line) for line in solution]
+    for r, c in blank_cells(rng, len(solution), len(solution[0]), sparsity):
+        puzzle[r][c] = "*"
+    return ["".join(row) for row in puzzle]
+
+
+def ones_per_line(lines: Sequence[Sequence[str]]) -> list[int]:
+    return [sum(ch == "1" for ch in line) for line in lines]
+
+
+def counted_binary_puzzle(rng: random.Random, solution: Sequence[str], sparsity: float) -> dict:
+    """Instance data for a blanked 0/1 grid whose row and column 1-counts are the clues."""
+    return {"puzzle": blank_out(rng, solution, sparsity), "row_ones": ones_per_line(solution),
+            "col_ones": ones_per_line(columns(solution)), "reference": "\n".join(solution)}
+
+
+def binary_puzzle_intro(puzzle: Sequence[str]) -> str:
+    return (f"You are given a {len(puzzle)} x {len(puzzle[0])} grid. Each cell holds 0 or 1; '*' marks a blank cell "
+            "you must fill:\n" + "\n".join(puzzle) + "\n\n")
+
+
+def ones_targets_text(row_ones: Sequence[int], col_ones: Sequence[int]) -> tuple[str, str]:
+    return (f"Row i (from top, 0-indexed) contains exactly R[i] ones, where R = {' '.join(map(str, row_ones))}",
+            f"Column j (from left, 0-indexed) contains exactly C[j] ones, where C = {' '.join(map(str, col_ones))}")
+
+
+def binary_grid_format(rows: int, cols: int, what: str = "the completed grid") -> str:
+    return f"Output Format: {rows} lines, each with {cols} characters 0 or 1 and no separators: {what}."
+
+
+def filled_binary_grid(answer: str, puzzle: Sequence[str]) -> list[str] | None:
+    """The 0/1 answer grid if it keeps every given cell, else None (invalid); shape errors raise."""
+    grid = parse_char_grid(answer, len(puzzle), len(puzzle[0]), "01")
+    return grid if keeps_givens(puzzle, grid, "*") else None

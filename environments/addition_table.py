@@ -31,7 +31,7 @@ class AdditionTable(Environment):
         header = "+".ljust(width) + "".join(ch.ljust(width) for ch in letters)
         rows = [ch.ljust(width) + "".join(spell(digits[i] + digits[j]).ljust(width) for j in range(n))
                 for i, ch in enumerate(letters)]
-        table = "\n".join([header] + [row.rstrip() for row in rows])
+        table = "\n".join(line.rstrip() for line in [header] + rows)
         return (
             f"Consider a number system with an unknown base N. Each digit 0..N-1 is written as a distinct letter, "
             f"and exactly these {n} letters are used: {', '.join(letters)}. The table below gives, for every row "

@@ -4,7 +4,8 @@ import random
 
 from rlve_jax.env import Environment
 
-from ._logic_util import INVALID, SPARSITIES, blank_cells, columns, grid_dims, keeps_givens, line_match_reward, parse_char_grid
+from ._logic_util import (INVALID, SPARSITIES, binary_grid_format, binary_puzzle_intro, columns, counted_binary_puzzle,
+                          filled_binary_grid, grid_dims, line_match_reward, ones_per_line, ones_targets_text)
 
 
 def has_triple(line: str) -> bool:
@@ -44,36 +45,24 @@ class Binario(Environment):
     def sample(self, params, rng):
         rows, cols = grid_dims(rng, params["MAX_N_M"])
         solution = random_grid_without_triples(rng, rows, cols)
-        puzzle = [list(line) for line in solution]
-        for r, c in blank_cells(rng, rows, cols, params["sparsity"]):
-            puzzle[r][c] = "*"
-        return {
-            "puzzle": ["".join(row) for row in puzzle],
-            "row_ones": [line.count("1") for line in solution],
-            "col_ones": ["".join(col).count("1") for col in columns(solution)],
-            "reference": "\n".join(solution),
-        }
+        return counted_binary_puzzle(rng, solution, params["sparsity"])
 
     def prompt(self, data):
-        rows, cols = len(data["puzzle"]), len(data["puzzle"][0])
+        puzzle = data["puzzle"]
+        rows_rule, cols_rule = ones_targets_text(data["row_ones"], data["col_ones"])
         return (
-            f"You are given a {rows} x {cols} grid. Each cell holds 0 or 1; '*' marks a blank cell you must fill:\n"
-            + "\n".join(data["puzzle"]) + "\n\n"
-            "Fill every blank with 0 or 1 (keep the given cells) so that:\n"
-            f"1. Row i (from top, 0-indexed) contains exactly R[i] ones, where R = {' '.join(map(str, data['row_ones']))}\n"
-            f"2. Column j (from left, 0-indexed) contains exactly C[j] ones, where C = "
-            f"{' '.join(map(str, data['col_ones']))}\n"
+            binary_puzzle_intro(puzzle)
+            + "Fill every blank with 0 or 1 (keep the given cells) so that:\n"
+            f"1. {rows_rule}\n2. {cols_rule}\n"
             "3. No row or column contains three consecutive equal cells (000 or 111).\n\n"
-            f"Output Format: {rows} lines, each with {cols} characters 0 or 1 and no separators: the completed grid."
+            + binary_grid_format(len(puzzle), len(puzzle[0]))
         )
 
     def score(self, data, answer):
-        puzzle = data["puzzle"]
-        grid = parse_char_grid(answer, len(puzzle), len(puzzle[0]), "01")
-        if not keeps_givens(puzzle, grid, "*"):
+        grid = filled_binary_grid(answer, data["puzzle"])
+        if grid is None:
             return INVALID
         cols = ["".join(col) for col in columns(grid)]
         if any(has_triple(line) for line in grid + cols):
             return INVALID
-        return line_match_reward([line.count("1") for line in grid], data["row_ones"],
-                                 [line.count("1") for line in cols], data["col_ones"], beta=10)
+        return line_match_reward(ones_per_line(grid), data["row_ones"], ones_per_line(cols), data["col_ones"], beta=10)

@@ -2,7 +2,8 @@
 
 from rlve_jax.env import Environment
 
-from ._logic_util import INVALID, SPARSITIES, blank_cells, columns, grid_dims, keeps_givens, grow_11, parse_char_grid
+from ._logic_util import (INVALID, SPARSITIES, binary_grid_format, binary_puzzle_intro, blank_out, columns,
+                          filled_binary_grid, grid_dims, grow_11)
 
 
 class Binario_NoAdjacencyRequirement(Environment):
@@ -22,25 +23,20 @@ class Binario_NoAdjacencyRequirement(Environment):
                 for r, c in ((r1, c1), (r1, c2), (r2, c1), (r2, c2)):
                     grid[r][c] ^= 1
         solution = ["".join(map(str, row)) for row in grid]
-        puzzle = [list(line) for line in solution]
-        for r, c in blank_cells(rng, rows, cols, params["sparsity"]):
-            puzzle[r][c] = "*"
-        return {"puzzle": ["".join(row) for row in puzzle], "reference": "\n".join(solution)}
+        return {"puzzle": blank_out(rng, solution, params["sparsity"]), "reference": "\n".join(solution)}
 
     def prompt(self, data):
         rows, cols = len(data["puzzle"]), len(data["puzzle"][0])
         return (
-            f"You are given a {rows} x {cols} grid. Each cell holds 0 or 1; '*' marks a blank cell you must fill:\n"
-            + "\n".join(data["puzzle"]) + "\n\n"
-            "Fill every blank with 0 or 1 (keep the given cells) so that every row and every column contains as "
+            binary_puzzle_intro(data["puzzle"])
+            + "Fill every blank with 0 or 1 (keep the given cells) so that every row and every column contains as "
             f"many 0s as 1s (each row has {cols // 2} ones, each column has {rows // 2} ones).\n\n"
-            f"Output Format: {rows} lines, each with {cols} characters 0 or 1 and no separators: the completed grid."
+            + binary_grid_format(rows, cols)
         )
 
     def score(self, data, answer):
-        puzzle = data["puzzle"]
-        grid = parse_char_grid(answer, len(puzzle), len(puzzle[0]), "01")
-        if not keeps_givens(puzzle, grid, "*"):
+        grid = filled_binary_grid(answer, data["puzzle"])
+        if grid is None:
             return INVALID
         lines = grid + ["".join(col) for col in columns(grid)]
         return float(all(2 * line.count("1") == len(line) for line in lines))

@@ -36,8 +36,9 @@ class BoxScheduling(Environment):
     def prompt(self, data):
         n, c, d, s = data["N"], data["C"], data["D"], data["S"]
         return (
-            f"There are {n} slots numbered 0 to {n - 1}; slot {s} is blocked. {n - 1} items arrive in the order "
-            f"i = 0, 1, ..., {n - 2}, and item i has the preferred value C[i], where C = {' '.join(map(str, c))}.\n"
+            f"There are {n} slots numbered 0 to {n - 1}; slot {s} is blocked. {n - 1} items arrive one after another, "
+            f"item 0 first and item {n - 2} last, and item i has the preferred value C[i], where "
+            f"C = {' '.join(map(str, c))}.\n"
             f"Item i is put into slot Pos[i] = (C[i] + {d} * X[i] + Y[i]) mod {n} for some non-negative integers "
             "X[i], Y[i], such that the slot is not blocked and not used by an earlier item. Among all such choices "
             "the item takes the one with the smallest Y[i], and among those the smallest X[i].\n"

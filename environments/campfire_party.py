@@ -59,9 +59,10 @@ class CampfireParty(Environment):
 
     def prompt(self, data):
         n = data["N"]
-        wish_lines = "\n".join(f"Student {i} wants to sit next to {a} and {b}" for i, (a, b) in enumerate(data["wishes"]))
+        wish_lines = "\n".join(f"Student {i} wants to sit next to {a} and {b}"
+                               for i, (a, b) in enumerate(data["wishes"]))
         return (
-            f"{n} students, numbered 0 to {n - 1}, sit on a circle of {n} seats: at first seat p (p = 0..{n - 1}) "
+            f"{n} students, numbered 0 to {n - 1}, sit on a circle of {n} seats: initially seat p (p = 0..{n - 1}) "
             "holds student p, and seat p is adjacent to seats p-1 and p+1 (seat 0 is adjacent to seat "
             f"{n - 1}).\n{wish_lines}\n\n"
             "You may perform operations. An operation (b1, b2, ..., bm) with distinct students moves, at the same "

@@ -2,8 +2,9 @@
 
 from rlve_jax.env import Environment
 
-from ._logic_util import (INVALID, SPARSITIES, blank_cells, columns, grid_dims, keeps_givens, line_match_reward,
-                          neighbours4, parse_char_grid)
+from ._logic_util import (INVALID, SPARSITIES, binary_grid_format, binary_puzzle_intro, columns, counted_binary_puzzle,
+                          filled_binary_grid, grid_dims, line_match_reward, neighbours4, ones_per_line,
+                          ones_targets_text)
 
 
 class CampsitePuzzle(Environment):
@@ -21,36 +22,24 @@ class CampsitePuzzle(Environment):
             if rng.random() < 0.5 and all(grid[a][b] == "0" for a, b in neighbours4(r, c, rows, cols)):
                 grid[r][c] = "1"
         solution = ["".join(row) for row in grid]
-        for r, c in blank_cells(rng, rows, cols, params["sparsity"]):
-            grid[r][c] = "*"
-        return {
-            "puzzle": ["".join(row) for row in grid],
-            "row_ones": [line.count("1") for line in solution],
-            "col_ones": [col.count("1") for col in columns(solution)],
-            "reference": "\n".join(solution),
-        }
+        return counted_binary_puzzle(rng, solution, params["sparsity"])
 
     def prompt(self, data):
-        rows, cols = len(data["puzzle"]), len(data["puzzle"][0])
+        puzzle = data["puzzle"]
+        rows_rule, cols_rule = ones_targets_text(data["row_ones"], data["col_ones"])
         return (
-            f"You are given a {rows} x {cols} grid. Each cell holds 0 or 1; '*' marks a blank cell you must fill:\n"
-            + "\n".join(data["puzzle"]) + "\n\n"
-            "Fill every blank with 0 or 1 (keep the given cells) so that:\n"
+            binary_puzzle_intro(puzzle)
+            + "Fill every blank with 0 or 1 (keep the given cells) so that:\n"
             "1. No two 1s are orthogonally adjacent (sharing a side).\n"
-            f"2. Row i (from top, 0-indexed) contains exactly R[i] ones, where R = {' '.join(map(str, data['row_ones']))}\n"
-            f"3. Column j (from left, 0-indexed) contains exactly C[j] ones, where C = "
-            f"{' '.join(map(str, data['col_ones']))}\n\n"
-            f"Output Format: {rows} lines, each with {cols} characters 0 or 1 and no separators: the completed grid."
+            f"2. {rows_rule}\n3. {cols_rule}\n\n"
+            + binary_grid_format(len(puzzle), len(puzzle[0]))
         )
 
     def score(self, data, answer):
-        puzzle = data["puzzle"]
-        rows, cols = len(puzzle), len(puzzle[0])
-        grid = parse_char_grid(answer, rows, cols, "01")
-        if not keeps_givens(puzzle, grid, "*"):
+        grid = filled_binary_grid(answer, data["puzzle"])
+        if grid is None:
             return INVALID
-        if any(grid[r][c] == "1" and (c + 1 < cols and grid[r][c + 1] == "1" or r + 1 < rows and grid[r + 1][c] == "1")
-               for r in range(rows) for c in range(cols)):
+        cols = ["".join(col) for col in columns(grid)]
+        if any("11" in line for line in grid + cols):
             return INVALID
-        return line_match_reward([line.count("1") for line in grid], data["row_ones"],
-                                 [col.count("1") for col in columns(grid)], data["col_ones"], beta=10)
+        return line_match_reward(ones_per_line(grid), data["row_ones"], ones_per_line(cols), data["col_ones"], beta=10)

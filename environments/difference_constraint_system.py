@@ -1,8 +1,8 @@
 """DifferenceConstraintSystem: find integers satisfying constraints x[i] - x[j] <= c (planted solution)."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_ints
+from rlve_jax.env import Environment, fraction_reward
 
-from ._logic_util import drop_last_token, grow_11, ratio_knobs
+from ._logic_util import drop_last_token, grow_11, parse_exact_ints, ratio_knobs
 
 
 class DifferenceConstraintSystem(Environment):
@@ -30,9 +30,7 @@ class DifferenceConstraintSystem(Environment):
         )
 
     def score(self, data, answer):
-        x = parse_ints(answer)
-        if len(x) != data["N"]:
-            raise FormatError("wrong number of values")
+        x = parse_exact_ints(answer, data["N"])
         satisfied = sum(x[i] - x[j] <= c for i, j, c in data["constraints"])
         return fraction_reward(satisfied, len(data["constraints"]), beta=5)
 

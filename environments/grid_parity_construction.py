@@ -2,7 +2,7 @@
 
 from rlve_jax.env import Environment, fraction_reward
 
-from ._logic_util import grid_dims, neighbours4, parse_char_grid
+from ._logic_util import binary_grid_format, grid_dims, neighbours4, parse_char_grid
 
 
 def parity_matrix(grid: list[str]) -> list[str]:
@@ -28,7 +28,7 @@ class GridParityConstruction(Environment):
             f"Construct a {rows} x {cols} grid A of 0s and 1s. Its parity matrix P is defined by: P[i][j] is the "
             "XOR of A[i][j] and its orthogonal neighbours inside the grid (up, down, left, right). The parity matrix "
             "must be:\n" + "\n".join(data["parity"]) + "\n\n"
-            f"Output Format: {rows} lines, each with {cols} characters 0 or 1 and no separators: the grid A."
+            + binary_grid_format(rows, cols, "the grid A")
         )
 
     def score(self, data, answer):

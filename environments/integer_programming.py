@@ -1,8 +1,8 @@
 """IntegerProgramming: integers satisfying random linear inequalities that a planted point meets with equality."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_ints
+from rlve_jax.env import Environment, fraction_reward
 
-from ._logic_util import drop_last_token, ratio_knobs
+from ._logic_util import drop_last_token, parse_exact_ints, ratio_knobs
 
 
 def linear_text(coefficients: list[int]) -> str:
@@ -37,9 +37,7 @@ class IntegerProgramming(Environment):
         )
 
     def score(self, data, answer):
-        x = parse_ints(answer)
-        if len(x) != data["N"]:
-            raise FormatError("wrong number of values")
+        x = parse_exact_ints(answer, data["N"])
         satisfied = sum(sum(ai * xi for ai, xi in zip(a, x)) >= b for a, b in data["inequalities"])
         return fraction_reward(satisfied, len(data["inequalities"]), beta=5)
 

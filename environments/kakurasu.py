@@ -2,7 +2,7 @@
 
 from rlve_jax.env import Environment
 
-from ._logic_util import columns, grid_dims, line_match_reward, parse_char_grid
+from ._logic_util import binary_grid_format, columns, grid_dims, line_match_reward, parse_char_grid
 
 
 def weighted_sums(lines) -> list[int]:
@@ -30,7 +30,7 @@ class Kakurasu(Environment):
             f"{' '.join(map(str, data['row_sums']))}\n"
             f"- For each column j, the sum of the row numbers of its 1s must be C[j], where C = "
             f"{' '.join(map(str, data['col_sums']))}\n\n"
-            f"Output Format: {rows} lines, each with {cols} characters 0 or 1 and no separators: the grid."
+            + binary_grid_format(rows, cols, "the grid")
         )
 
     def score(self, data, answer):

@@ -5,6 +5,8 @@ import re
 
 from rlve_jax.env import Environment, FormatError, fraction_reward
 
+from ._logic_util import bounded_text
+
 NAMES = (
     "Aaron Abigail Amelia Avery Benjamin Charlotte Daniel David Elizabeth Ella Emily Emma Ethan Evelyn Grace "
     "Harper Henry Isabella Jack Jackson James Liam Lily Lucas Mason Mia Michael Noah Oliver Olivia Owen Samuel "
@@ -13,7 +15,7 @@ NAMES = (
 ).split()
 LEAF_KINDS = ("knight", "knave")
 COMPOUND_KINDS = ("not", "and", "or", "->", "<=>")
-ROLE = re.compile(r"\b([A-Z][a-z]+) is an? (knight|knave)\b", re.IGNORECASE)
+ROLE = re.compile(r"\b([A-Z][a-z]+) is an? ([Kk]night|[Kk]nave)\b")
 
 
 def random_statement(rng: random.Random, people: int) -> list:
@@ -21,8 +23,13 @@ def random_statement(rng: random.Random, people: int) -> list:
     kind = rng.choice(LEAF_KINDS + COMPOUND_KINDS)
     if kind in LEAF_KINDS:
         return [kind, rng.randrange(people)]
-    arity = 1 if kind == "not" else 2
-    return [kind] + [[rng.choice(LEAF_KINDS), rng.randrange(people)] for _ in range(arity)]
+    first = [rng.choice(LEAF_KINDS), rng.randrange(people)]
+    if kind == "not":
+        return [kind, first]
+    second = first
+    while second == first:  # "A and A" says nothing new
+        second = [rng.choice(LEAF_KINDS), rng.randrange(people)]
+    return [kind, first, second]
 
 
 class Truth:
@@ -112,7 +119,7 @@ class KnightsAndKnaves(Environment):
 
     def score(self, data, answer):
         names = data["names"]
-        found = ROLE.findall(answer)
+        found = ROLE.findall(bounded_text(answer))
         claimed = {name: role.lower() == "knight" for name, role in found}
         if len(found) != len(names) or sorted(claimed) != sorted(names):
             raise FormatError("every inhabitant must be named exactly once")

@@ -2,7 +2,7 @@
 
 from rlve_jax.env import Environment, FormatError
 
-from ._logic_util import grow_11
+from ._logic_util import bounded_text, grow_11
 
 
 def next_positions(text: str) -> list[dict[str, int]]:
@@ -68,6 +68,6 @@ class KthSubsequence(Environment):
         )
 
     def score(self, data, answer):
-        if any(ch not in "ab" for ch in answer):
+        if any(ch not in "ab" for ch in bounded_text(answer)):
             raise FormatError("only a and b are allowed")
         return float(answer == data["reference"])

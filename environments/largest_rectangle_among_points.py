@@ -3,9 +3,9 @@
 import math
 from collections import defaultdict
 
-from rlve_jax.env import Environment, FormatError, parse_ints
+from rlve_jax.env import Environment
 
-from ._logic_util import INVALID, grow_11
+from ._logic_util import INVALID, grow_11, parse_exact_ints
 
 
 def squared_distance(p: list[int], q: list[int]) -> int:
@@ -79,9 +79,7 @@ class LargestRectangle_AmongPoints(Environment):
         )
 
     def score(self, data, answer):
-        indices = parse_ints(answer)
-        if len(indices) != 4:
-            raise FormatError("expected four indices")
+        indices = parse_exact_ints(answer, 4)
         points = data["points"]
         if len(set(indices)) != 4 or not all(0 <= i < len(points) for i in indices):
             return INVALID

@@ -1,8 +1,8 @@
 """LAS (POI 2014, Lasuchy): people on a cycle each eat one of their two neighbouring dishes; find a Nash equilibrium."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_ints
+from rlve_jax.env import Environment, fraction_reward
 
-from ._logic_util import INVALID, grow_11
+from ._logic_util import INVALID, grow_11, parse_exact_ints
 
 
 def is_stable(calories: list[int], left: int, mine: int, right: int, i: int) -> bool:
@@ -68,9 +68,7 @@ class LAS(Environment):
     def score(self, data, answer):
         calories = data["calories"]
         n = len(calories)
-        dishes = parse_ints(answer)
-        if len(dishes) != n:
-            raise FormatError("wrong number of choices")
+        dishes = parse_exact_ints(answer, n)
         choices = []
         for i, dish in enumerate(dishes):
             if dish not in (i + 1, (i + 1) % n + 1):

@@ -53,9 +53,8 @@ class LightUpPuzzle(Environment):
         blacks = [(r, c) for r in range(rows) for c in range(cols) if grid[r][c] == "B"]
         for r, c in rng.sample(blacks, int(len(blacks) * params["numbered_fraction"])):
             grid[r][c] = str(sum(solution[a][b] == "L" for a, b in neighbours4(r, c, rows, cols)))
-        puzzle = ["".join(row).replace("L", "W") for row in grid]
-        reference = ["".join("L" if s == "L" else p for p, s in zip(prow, srow)) for prow, srow in zip(puzzle, solution)]
-        return {"puzzle": puzzle, "reference": "\n".join(reference)}
+        answer = ["".join(row) for row in grid]
+        return {"puzzle": [line.replace("L", "W") for line in answer], "reference": "\n".join(answer)}
 
     def prompt(self, data):
         puzzle = data["puzzle"]
@@ -78,7 +77,8 @@ class LightUpPuzzle(Environment):
         grid = parse_lines(answer)
         if len(grid) != rows or any(len(line) != cols for line in grid):
             raise FormatError("wrong grid shape")
-        if any(g != p and not (p == "W" and g == "L") for prow, grow in zip(puzzle, grid) for p, g in zip(prow, grow)):
+        if any(g != p and not (p == "W" and g == "L")
+               for p_row, g_row in zip(puzzle, grid) for p, g in zip(p_row, g_row)):
             return INVALID
         if bulbs_see_each_other(grid):
             return INVALID

@@ -1,8 +1,8 @@
 """Longest_DoublePalindrome: adjacent palindromes [A, B) and [B, C) with the largest total length C - A."""
 
-from rlve_jax.env import Environment, FormatError, parse_ints
+from rlve_jax.env import Environment
 
-from ._logic_util import INVALID, grow_11, palindromic_intervals
+from ._logic_util import INVALID, grow_11, palindromic_intervals, parse_exact_ints
 
 
 def longest_double_palindrome(text: str) -> list[int]:
@@ -43,10 +43,7 @@ class Longest_DoublePalindrome(Environment):
         )
 
     def score(self, data, answer):
-        values = parse_ints(answer)
-        if len(values) != 3:
-            raise FormatError("expected three integers")
-        a, b, c = values
+        a, b, c = parse_exact_ints(answer, 3)
         text = data["S"]
         if not 0 <= a < b < c <= len(text):
             return INVALID

@@ -2,7 +2,7 @@
 
 from rlve_jax.env import Environment
 
-from ._logic_util import INVALID, grow_11, palindromic_intervals, planted_string
+from ._logic_util import INVALID, bounded_text, grow_11, palindromic_intervals, planted_string
 
 
 def has_required_form(candidate: str) -> bool:
@@ -43,6 +43,7 @@ class Longest_RepeatedPalindrome(Environment):
         )
 
     def score(self, data, answer):
-        if not answer or len(answer) > len(data["S"]) or answer not in data["S"] or not has_required_form(answer):
+        text = data["S"]
+        if not bounded_text(answer) or len(answer) > len(text) or answer not in text or not has_required_form(answer):
             return INVALID
         return (len(answer) / len(data["reference"])) ** 5

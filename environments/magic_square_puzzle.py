@@ -4,7 +4,8 @@ import random
 
 from rlve_jax.env import Environment, fraction_reward
 
-from ._logic_util import INVALID, SPARSITIES, blank_cells, columns, int_grid_text, keeps_givens, parse_int_grid
+from ._logic_util import (INVALID, SPARSITIES, blank_cells, columns, completed_permutation, int_grid_format,
+                          int_grid_text)
 
 
 def magic_order(difficulty: int) -> int:
@@ -78,14 +79,14 @@ class MagicSquarePuzzle(Environment):
             f"{int_grid_text(data['puzzle'])}\n\n"
             f"Fill the empty cells so that every integer from 1 to {n * n} appears exactly once and every row, every "
             f"column and both main diagonals sum to {n * (n * n + 1) // 2}. Keep the given numbers.\n\n"
-            f"Output Format: {n} lines, each with {n} integers separated by spaces: the completed square."
+            + int_grid_format(n, n, "the completed square")
         )
 
     def score(self, data, answer):
         puzzle = data["puzzle"]
         n = len(puzzle)
-        square = parse_int_grid(answer, n, n)
-        if sorted(v for row in square for v in row) != list(range(1, n * n + 1)) or not keeps_givens(puzzle, square, 0):
+        square = completed_permutation(answer, puzzle, range(1, n * n + 1), 0)
+        if square is None:
             return INVALID
         target = n * (n * n + 1) // 2
         return fraction_reward(sum(sum(line) == target for line in magic_lines(square)), 2 * n + 2, beta=10)

@@ -2,7 +2,7 @@
 
 from rlve_jax.env import Environment
 
-from ._logic_util import INVALID, grow_11, occurrences, palindromic_intervals
+from ._logic_util import INVALID, bounded_text, grow_11, occurrences, palindromic_intervals
 
 
 def best_palindrome(text: str) -> str:
@@ -33,7 +33,7 @@ class MaxWeightPalindromicSubstring(Environment):
         )
 
     def score(self, data, answer):
-        if not answer or answer != answer[::-1]:
+        if not bounded_text(answer) or answer != answer[::-1]:
             return INVALID
         value = len(answer) * occurrences(data["S"], answer) if len(answer) <= len(data["S"]) else 0
         return (value / data["best_value"]) ** 5

@@ -4,7 +4,7 @@ from itertools import product
 
 from rlve_jax.env import Environment
 
-from ._logic_util import INVALID
+from ._logic_util import INVALID, bounded_text
 
 
 def shortest_absent(text: str) -> str:
@@ -37,6 +37,6 @@ class MinNonsubstring(Environment):
         )
 
     def score(self, data, answer):
-        if any(ch not in "ab" for ch in answer):
+        if any(ch not in "ab" for ch in bounded_text(answer)):
             return INVALID
         return float(answer == data["reference"])

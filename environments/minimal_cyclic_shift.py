@@ -2,6 +2,8 @@
 
 from rlve_jax.env import Environment, FormatError, positional_match_reward
 
+from ._logic_util import bounded_text
+
 
 class MinimalCyclicShift(Environment):
     name = "MinimalCyclicShift"
@@ -24,6 +26,6 @@ class MinimalCyclicShift(Environment):
 
     def score(self, data, answer):
         gold = data["reference"]
-        if len(answer) != len(gold) or any(ch not in "01" for ch in answer):
+        if len(bounded_text(answer)) != len(gold) or any(ch not in "01" for ch in answer):
             raise FormatError("expected a binary string of the same length")
         return positional_match_reward(answer, gold, beta=10)

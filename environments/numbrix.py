@@ -4,8 +4,8 @@ import random
 
 from rlve_jax.env import Environment
 
-from ._logic_util import INVALID, SPARSITIES, blank_cells, grid_dims, int_grid_text, keeps_givens, neighbours4, \
-    parse_int_grid
+from ._logic_util import (INVALID, SPARSITIES, blank_cells, completed_permutation, grid_dims, int_grid_format,
+                          int_grid_text, neighbours4)
 
 BLANK = -1
 
@@ -46,15 +46,16 @@ class Numbrix(Environment):
         return (
             f"You are given a {rows} x {cols} grid; {BLANK} marks an empty cell:\n{int_grid_text(puzzle)}\n\n"
             f"Fill the empty cells so that every integer from 0 to {rows * cols - 1} appears exactly once and, for "
-            "every k, the cells holding k and k+1 are orthogonally adjacent (share a side). Keep the given numbers.\n\n"
-            f"Output Format: {rows} lines, each with {cols} integers separated by spaces: the completed grid."
+            "every k, the cells holding k and k+1 are orthogonally adjacent (share a side). Keep the given "
+            "numbers.\n\n"
+            + int_grid_format(rows, cols)
         )
 
     def score(self, data, answer):
         puzzle = data["puzzle"]
         rows, cols = len(puzzle), len(puzzle[0])
-        grid = parse_int_grid(answer, rows, cols)
-        if sorted(v for row in grid for v in row) != list(range(rows * cols)) or not keeps_givens(puzzle, grid, BLANK):
+        grid = completed_permutation(answer, puzzle, range(rows * cols), BLANK)
+        if grid is None:
             return INVALID
         where = {grid[r][c]: (r, c) for r in range(rows) for c in range(cols)}
         breaks = sum(abs(where[k][0] - where[k + 1][0]) + abs(where[k][1] - where[k + 1][1]) != 1

@@ -60,7 +60,7 @@ class QueenPlacement(Environment):
     def prompt(self, data):
         board, n = data["board"], len(data["board"])
         return (
-            f"You are given an {n} x {n} chessboard; 'Q' marks a queen and '.' an empty square:\n"
+            f"You are given a chessboard of size {n} x {n}; 'Q' marks a queen and '.' an empty square:\n"
             + "\n".join(board) + "\n\n"
             f"Place exactly {data['K']} more queens on empty squares so that no two queens on the board attack each "
             "other (no two share a row, a column or a diagonal). Keep the queens already on the board.\n\n"
@@ -70,7 +70,7 @@ class QueenPlacement(Environment):
     def score(self, data, answer):
         board, n = data["board"], len(data["board"])
         grid = parse_char_grid(answer, n, n, "Q.")
-        if any(b == "Q" and g != "Q" for brow, grow in zip(board, grid) for b, g in zip(brow, grow)):
+        if any(b == "Q" and g != "Q" for b_row, g_row in zip(board, grid) for b, g in zip(b_row, g_row)):
             return INVALID
         queens = [(r, c) for r in range(n) for c in range(n) if grid[r][c] == "Q"]
         placed = len(queens) - sum(row.count("Q") for row in board)

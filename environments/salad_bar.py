@@ -1,8 +1,8 @@
 """SaladBar (POI 2014): the longest substring whose every prefix and every suffix has at least as many p as j."""
 
-from rlve_jax.env import Environment, FormatError, parse_ints
+from rlve_jax.env import Environment
 
-from ._logic_util import INVALID, grow_11
+from ._logic_util import INVALID, grow_11, parse_exact_ints
 
 
 def prefix_balance(text: str) -> list[int]:
@@ -57,10 +57,7 @@ class SaladBar(Environment):
         )
 
     def score(self, data, answer):
-        values = parse_ints(answer)
-        if len(values) != 2:
-            raise FormatError("expected two integers")
-        left, right = values
+        left, right = parse_exact_ints(answer, 2)
         if not 0 <= left <= right < len(data["S"]) or not is_good(prefix_balance(data["S"]), left, right):
             return INVALID
         return ((right - left + 1) / data["best"]) ** 5

@@ -2,7 +2,7 @@
 
 from rlve_jax.env import Environment, fraction_reward
 
-from ._logic_util import INVALID, columns, int_grid_text, parse_int_grid
+from ._logic_util import INVALID, columns, int_grid_format, int_grid_text, parse_int_grid
 
 
 def visible_sum(line: list[int]) -> int:
@@ -36,15 +36,15 @@ class SkyscraperSumPuzzle(Environment):
         n = data["N"]
         top, bottom, left, right = (" ".join(map(str, clue)) for clue in data["clues"])
         return (
-            f"Fill an {n} x {n} grid with building heights 1 to {n} so that every row and every column contains each "
-            "height exactly once. Looking along a row or column from outside the grid, a building is visible if it "
-            "is taller than every building in front of it. Each clue is the sum of the heights of the visible "
+            f"Fill a grid of size {n} x {n} with building heights 1 to {n} so that every row and every column contains "
+            "each height exactly once. Looking along a row or column from outside the grid, a building is visible if "
+            "it is taller than every building in front of it. Each clue is the sum of the heights of the visible "
             "buildings:\n"
             f"- from the top, for columns 0..{n - 1} (looking down): {top}\n"
             f"- from the bottom, for columns 0..{n - 1} (looking up): {bottom}\n"
             f"- from the left, for rows 0..{n - 1} (looking right): {left}\n"
             f"- from the right, for rows 0..{n - 1} (looking left): {right}\n\n"
-            f"Output Format: {n} lines, each with {n} integers separated by spaces: the heights row by row."
+            + int_grid_format(n, n, "the heights row by row")
         )
 
     def score(self, data, answer):

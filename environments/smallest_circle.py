@@ -5,7 +5,7 @@ import random
 
 from rlve_jax.env import Environment, FormatError, parse_float
 
-from ._logic_util import grow_11
+from ._logic_util import bounded_text, grow_11
 
 TOLERANCE = 1e-3  # a point may lie this far outside the answer's circle
 
@@ -79,7 +79,7 @@ class SmallestCircle(Environment):
         )
 
     def score(self, data, answer):
-        values = answer.split()
+        values = bounded_text(answer).split()
         if len(values) != 3:
             raise FormatError("expected three numbers")
         x, y, r = (parse_float(v) for v in values)

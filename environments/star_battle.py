@@ -64,7 +64,7 @@ class StarBattle(Environment):
         grid = data["grid"]
         rows, cols = len(grid), len(grid[0])
         marks = parse_char_grid(answer, rows, cols, "X.*")
-        if any((g == "X") != (m == "X") for grow, mrow in zip(grid, marks) for g, m in zip(grow, mrow)):
+        if any((g == "X") != (m == "X") for g_row, m_row in zip(grid, marks) for g, m in zip(g_row, m_row)):
             return INVALID
         stars = [(r, c) for r in range(rows) for c in range(cols) if marks[r][c] == "*"]
         one_per_row = sorted(r for r, _ in stars) == list(range(rows))

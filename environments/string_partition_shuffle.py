@@ -38,8 +38,9 @@ class StringPartitionShuffle(Environment):
         if len(pieces) != data["K"] or any(len(piece) != 2 for piece in pieces):
             raise FormatError(f"expected {data['K']} lines of two integers")
         text = data["S"]
-        covered = sorted(position for left, right in pieces for position in range(max(left, 0), min(right, len(text)) + 1))
-        if any(left > right for left, right in pieces) or covered != list(range(len(text))):
+        if any(not 0 <= left <= right < len(text) for left, right in pieces):
+            return INVALID
+        if sorted(p for left, right in pieces for p in range(left, right + 1)) != list(range(len(text))):
             return INVALID
         spelled = "".join(text[left:right + 1] for left, right in pieces)
         return positional_match_reward(spelled, data["T"], beta=10)

@@ -4,7 +4,8 @@ import random
 
 from rlve_jax.env import Environment
 
-from ._logic_util import INVALID, SPARSITIES, blank_cells, columns, int_grid_text, keeps_givens, parse_int_grid
+from ._logic_util import (INVALID, SPARSITIES, blank_cells, columns, int_grid_format, int_grid_text, keeps_givens,
+                          parse_int_grid)
 
 
 def shuffled_solution(rng: random.Random, box_rows: int, box_cols: int) -> list[list[int]]:
@@ -51,7 +52,7 @@ class Sudoku(Environment):
             f"Fill every empty cell with a number from 1 to {side} so that every row, every column and every box "
             f"contains each number exactly once. The grid is divided into boxes of {box_rows} rows x {box_cols} "
             "columns (boxes start at the top-left corner). Keep the given numbers.\n\n"
-            f"Output Format: {side} lines, each with {side} integers separated by spaces: the solved grid."
+            + int_grid_format(side, side, "the solved grid")
         )
 
     def score(self, data, answer):

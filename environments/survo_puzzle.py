@@ -2,8 +2,8 @@
 
 from rlve_jax.env import Environment
 
-from ._logic_util import (INVALID, SPARSITIES, blank_cells, columns, grid_dims, int_grid_text, keeps_givens,
-                          line_match_reward, parse_int_grid)
+from ._logic_util import (INVALID, SPARSITIES, blank_cells, columns, completed_permutation, grid_dims, int_grid_format,
+                          int_grid_text, line_match_reward)
 
 BLANK = -1
 
@@ -33,14 +33,14 @@ class SurvoPuzzle(Environment):
             "the given numbers, and:\n"
             f"- the sums of rows 0..{rows - 1} are: {' '.join(map(str, data['row_sums']))}\n"
             f"- the sums of columns 0..{cols - 1} are: {' '.join(map(str, data['col_sums']))}\n\n"
-            f"Output Format: {rows} lines, each with {cols} integers separated by spaces: the completed grid."
+            + int_grid_format(rows, cols)
         )
 
     def score(self, data, answer):
         puzzle = data["puzzle"]
         rows, cols = len(puzzle), len(puzzle[0])
-        grid = parse_int_grid(answer, rows, cols)
-        if sorted(v for row in grid for v in row) != list(range(rows * cols)) or not keeps_givens(puzzle, grid, BLANK):
+        grid = completed_permutation(answer, puzzle, range(rows * cols), BLANK)
+        if grid is None:
             return INVALID
         return line_match_reward([sum(row) for row in grid], data["row_sums"],
                                  [sum(col) for col in columns(grid)], data["col_sums"], beta=5)

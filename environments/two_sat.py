@@ -1,8 +1,8 @@
 """TwoSAT: satisfy a 2-CNF formula with a planted solution."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_ints
+from rlve_jax.env import Environment, FormatError, fraction_reward
 
-from ._logic_util import drop_last_token, grow_11, ratio_knobs
+from ._logic_util import drop_last_token, grow_11, parse_exact_ints, ratio_knobs
 
 
 def literal_text(variable: int, positive: bool) -> str:
@@ -38,8 +38,8 @@ class TwoSAT(Environment):
         )
 
     def score(self, data, answer):
-        x = parse_ints(answer)
-        if len(x) != data["N"] or any(v not in (0, 1) for v in x):
+        x = parse_exact_ints(answer, data["N"])
+        if any(v not in (0, 1) for v in x):
             raise FormatError("expected N values 0 or 1")
         satisfied = sum(any(x[v] == positive for v, positive in clause) for clause in data["clauses"])
         return fraction_reward(satisfied, len(data["clauses"]), beta=10)

@@ -1,4 +1,4 @@
-"""VirusSynthesis (CEOI 2014): fewest operations (add a letter at an end, or append the reversed copy) to build a target."""
+"""VirusSynthesis: fewest operations (add a letter at an end, or append the reversed copy) to build a target."""
 
 from rlve_jax.env import Environment, parse_int
 

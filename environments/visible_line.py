@@ -44,7 +44,8 @@ class VisibleLine(Environment):
         return {"lines": lines, "visible": visible_lines(lines)}
 
     def prompt(self, data):
-        lines = "\n".join(f"Line {i}: y = {a}x + {b}" for i, (a, b) in enumerate(data["lines"]))
+        lines = "\n".join(f"Line {i}: y = {a}x {'-' if b < 0 else '+'} {abs(b)}"
+                           for i, (a, b) in enumerate(data["lines"]))
         return (
             f"You are given {len(data['lines'])} distinct lines in the plane:\n{lines}\n\n"
             "Looking down from y = +infinity, a line is visible if some part of it of positive length is strictly "
