@@ -32,33 +32,51 @@ def random_statement(rng: random.Random, people: int) -> list:
     return [kind, first, second]
 
 
-class Truth:
-    """Statement truth over all 2^N role assignments at once, as bit masks (bit a = assignment a)."""
+def is_true(statement: list, knights: dict[int, bool]) -> bool:
+    kind, *args = statement
+    if kind in LEAF_KINDS:
+        return knights[args[0]] == (kind == "knight")
+    parts = [is_true(arg, knights) for arg in args]
+    if kind == "not":
+        return not parts[0]
+    a, b = parts
+    return {"and": a and b, "or": a or b, "->": not a or b, "<=>": a == b}[kind]
 
-    def __init__(self, people: int):
-        size = 1 << people
-        self.full = (1 << size) - 1
-        self.knight = []
-        for p in range(people):
-            block = 1 << p  # assignment a has person p as a knight iff bit p of a is set
-            unit = ((1 << block) - 1) << block
-            self.knight.append(unit * (self.full // ((1 << (2 * block)) - 1)))
 
-    def of(self, statement: list) -> int:
-        kind, *args = statement
-        if kind == "knight":
-            return self.knight[args[0]]
-        if kind == "knave":
-            return self.full ^ self.knight[args[0]]
-        parts = [self.of(arg) for arg in args]
-        if kind == "not":
-            return self.full ^ parts[0]
-        a, b = parts
-        return {"and": a & b, "or": a | b, "->": (self.full ^ a) | b, "<=>": self.full ^ (a ^ b)}[kind]
+def people_in(statement: list) -> set[int]:
+    kind, *args = statement
+    return {args[0]} if kind in LEAF_KINDS else set().union(*(people_in(arg) for arg in args))
 
-    def consistent(self, speaker: int, statement: list) -> int:
-        """Assignments where the speaker's role matches the statement's truth."""
-        return self.full ^ (self.knight[speaker] ^ self.of(statement))
+
+def count_solutions(statements: list[list], limit: int = 2) -> int:
+    """Role assignments where every speaker is a knight iff their statement is true, counted up to `limit`.
+
+    Each statement involves at most three people, so a backtracking search that checks every constraint as soon
+    as all its people have roles stays small even where 2^N enumeration would not.
+    """
+    n = len(statements)
+    scopes = [sorted(people_in(s) | {speaker}) for speaker, s in enumerate(statements)]
+    order = sorted(range(n), key=lambda p: -sum(p in scope for scope in scopes))
+    position = {p: k for k, p in enumerate(order)}
+    ready: list[list[int]] = [[] for _ in range(n)]  # constraints whose last person (in search order) is order[k]
+    for speaker, scope in enumerate(scopes):
+        ready[max(position[p] for p in scope)].append(speaker)
+    knights: dict[int, bool] = {}
+
+    def search(k: int) -> int:
+        if k == n:
+            return 1
+        found = 0
+        for role in (True, False):
+            knights[order[k]] = role
+            if all(knights[speaker] == is_true(statements[speaker], knights) for speaker in ready[k]):
+                found += search(k + 1)
+                if found >= limit:
+                    break
+        del knights[order[k]]
+        return found
+
+    return search(0)
 
 
 def statement_text(statement: list, names: list[str]) -> str:
@@ -84,25 +102,20 @@ class KnightsAndKnaves(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        truth = Truth(n)
         while True:
             names = rng.sample(NAMES, n)
-            knights = [rng.random() < 0.5 for _ in range(n)]
-            planted = sum(1 << p for p in range(n) if knights[p])
+            knights = {p: rng.random() < 0.5 for p in range(n)}
 
             def consistent_statement(speaker: int) -> list:
                 while True:
                     statement = random_statement(rng, n)
-                    if truth.consistent(speaker, statement) >> planted & 1:
+                    if knights[speaker] == is_true(statement, knights):
                         return statement
 
             statements = [consistent_statement(p) for p in range(n)]
             for _ in range(20 * n):  # re-draw statements until the planted roles are the only solution
-                solutions = truth.full
-                for p, statement in enumerate(statements):
-                    solutions &= truth.consistent(p, statement)
-                if solutions.bit_count() == 1:
-                    return {"names": names, "statements": statements, "knights": knights}
+                if count_solutions(statements) == 1:
+                    return {"names": names, "statements": statements, "knights": [knights[p] for p in range(n)]}
                 speaker = rng.randrange(n)
                 statements[speaker] = consistent_statement(speaker)
 

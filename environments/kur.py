@@ -15,7 +15,9 @@ class KUR(Environment):
 
     def sample(self, params, rng):
         n = rng.randint(8, params["MAX_N"])
-        a = rng.choice([v for v in range(1, n) if math.gcd(v, n) == 1])
+        a = rng.randint(1, n - 1)
+        while math.gcd(a, n) != 1:
+            a = rng.randint(1, n - 1)
         b, p = rng.randint(0, n - 1), rng.randint(1, n - 1)
         text = "".join("1" if (a * i + b) % n >= p else "0" for i in range(n))
         m = rng.randint(2, min(params["MAX_M"], n))

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from environments.cho_hamsters import shortest_length
-from environments.knights_and_knaves import Truth
+from environments.knights_and_knaves import count_solutions, is_true, random_statement
 from environments.largest_rectangle_among_points import best_rectangle, rectangle_area2
 from environments.las_laser import most_segments_hit
 from environments.salad_bar import longest_good
@@ -104,15 +104,14 @@ def test_knights_and_knaves_rewards():
     assert reward("KnightsAndKnaves", data, "Ann is a knight, Ann is a knave, Cid is a knight") == -1.0
 
 
-def test_knights_and_knaves_truth_masks():
-    truth = Truth(3)
-    for assignment in range(8):
-        for p in range(3):
-            assert (truth.knight[p] >> assignment & 1) == (assignment >> p & 1)
-    statement = ["->", ["knight", 0], ["knave", 1]]
-    for assignment in range(8):
-        knight = [assignment >> p & 1 for p in range(3)]
-        assert (truth.of(statement) >> assignment & 1) == int(not knight[0] or not knight[1])
+def test_knights_and_knaves_solution_count_against_enumeration():
+    rng = random.Random(7)
+    for _ in range(60):
+        n = rng.randint(2, 6)
+        statements = [random_statement(rng, n) for _ in range(n)]
+        solutions = sum(all(knights[p] == is_true(statements[p], knights) for p in range(n))
+                        for knights in ({p: bool(a >> p & 1) for p in range(n)} for a in range(2 ** n)))
+        assert count_solutions(statements, limit=2 ** n + 1) == solutions
 
 
 def test_largest_rectangle_rewards():
