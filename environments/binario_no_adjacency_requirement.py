@@ -16,9 +16,8 @@ class Binario_NoAdjacencyRequirement(Environment):
         half_rows, half_cols = grid_dims(rng, params["MAX_N_M"])
         rows, cols = 2 * half_rows, 2 * half_cols
         grid = [[(r + c) % 2 for c in range(cols)] for r in range(rows)]  # balanced checkerboard
-        for _ in range(4 * rows * cols):  # 2x2 switches keep every row and column sum
-            r1, r2 = rng.sample(range(rows), 2)
-            c1, c2 = rng.sample(range(cols), 2)
+        for _ in range(4 * rows * cols):  # 2x2 switches keep every row and column sum (equal indices never match)
+            r1, r2, c1, c2 = rng.randrange(rows), rng.randrange(rows), rng.randrange(cols), rng.randrange(cols)
             if grid[r1][c1] == grid[r2][c2] != grid[r1][c2] == grid[r2][c1]:
                 for r, c in ((r1, c1), (r1, c2), (r2, c1), (r2, c2)):
                     grid[r][c] ^= 1

@@ -27,12 +27,10 @@ def find_equilibrium(calories: list[int]) -> list[int]:
                         layer[b, c] = (a, b)
             layers.append(layer)
         for state in layers[-1]:
-            pair, choices = state, []
-            for layer in reversed(layers):
-                choices.append(pair[1])
-                pair = layer[pair] if layer[pair] is not None else pair
-            choices.append(first[0])
-            choices.reverse()
+            pair, choices = state, list(state)
+            for layer in reversed(layers[1:]):
+                pair = layer[pair]
+                choices.insert(0, pair[0])
             if is_stable(calories, choices[-2], choices[-1], choices[0], n - 1) and \
                     is_stable(calories, choices[-1], choices[0], choices[1], 0):
                 return choices

@@ -67,7 +67,6 @@ class StarBattle(Environment):
         if any((g == "X") != (m == "X") for g_row, m_row in zip(grid, marks) for g, m in zip(g_row, m_row)):
             return INVALID
         stars = [(r, c) for r in range(rows) for c in range(cols) if marks[r][c] == "*"]
-        one_per_row = sorted(r for r, _ in stars) == list(range(rows))
-        distinct_columns = len({c for _, c in stars}) == len(stars)
-        apart = all(max(abs(r1 - r2), abs(c1 - c2)) > 1 for i, (r1, c1) in enumerate(stars) for r2, c2 in stars[i + 1:])
-        return float(one_per_row and distinct_columns and apart)
+        if sorted(r for r, _ in stars) != list(range(rows)) or len({c for _, c in stars}) != len(stars):
+            return 0.0  # not one star per row, or two in a column
+        return float(all(abs(c1 - c2) > 1 for (_, c1), (_, c2) in zip(stars, stars[1:])))  # rows r and r+1
