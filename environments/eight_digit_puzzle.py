@@ -1,0 +1,64 @@
+"""EightDigitPuzzle: sliding-tile puzzle on an N x M grid; give blank moves that reach the target grid."""
+
+from rlve_jax.env import Environment
+
+from ._classical_util import INVALID, grid_match_reward, grid_text, parse_letters, random_grid, scramble
+
+STEP_CHOICES = (2, 3, 5, 10, 15, 20, 25, 30)
+DIRECTIONS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
+
+
+def blank_position(grid: list[list[int]]) -> tuple[int, int]:
+    return next((i, j) for i, row in enumerate(grid) for j, v in enumerate(row) if v == 0)
+
+
+def move_blank(grid: list[list[int]], direction: str) -> list[list[int]] | None:
+    """The grid after moving the blank (0) one cell in `direction`, or None if it would leave the grid."""
+    i, j = blank_position(grid)
+    di, dj = DIRECTIONS[direction]
+    a, b = i + di, j + dj
+    if not (0 <= a < len(grid) and 0 <= b < len(grid[0])):
+        return None
+    grid = [row[:] for row in grid]
+    grid[i][j], grid[a][b] = grid[a][b], 0
+    return grid
+
+
+def random_direction(rng, grid):
+    return rng.choice([d for d in DIRECTIONS if move_blank(grid, d) is not None])
+
+
+class EightDigitPuzzle(Environment):
+    name = "EightDigitPuzzle"
+    size_keys = ("MAX_N_M",)
+
+    def levels(self, difficulty):
+        return [{"MAX_N_M": 3 + difficulty, "steps": steps} for steps in STEP_CHOICES]
+
+    def sample(self, params, rng):
+        while True:
+            n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
+            start = random_grid(rng, n, m, first=0)
+            scrambled = scramble(rng, start, params["steps"], random_direction, move_blank)
+            if scrambled:
+                target, moves = scrambled
+                return {"start": start, "target": target, "reference": "".join(moves)}
+
+    def prompt(self, data):
+        return (
+            f"You are given a {len(data['start'])} x {len(data['start'][0])} grid; 0 is the empty cell:\n"
+            f"{grid_text(data['start'])}\n\n"
+            "In one move you slide the empty cell one step: `U` swaps it with the cell above, `D` with the cell "
+            "below, `L` with the cell to the left and `R` with the cell to the right. A move may not leave the "
+            "grid. Reach this target grid:\n"
+            f"{grid_text(data['target'])}\n\n"
+            "Output Format: a single line with the sequence of moves, e.g. `ULDR` (letters U, D, L, R only)."
+        )
+
+    def score(self, data, answer):
+        grid = data["start"]
+        for direction in parse_letters(answer, "UDLR"):
+            grid = move_blank(grid, direction)
+            if grid is None:
+                return INVALID
+        return grid_match_reward(grid, data["target"], 10)

@@ -1,0 +1,76 @@
+"""NinePuzzle: reach a target grid with bounded cyclic shifts of rows and columns."""
+
+from rlve_jax.env import Environment, FormatError, parse_int, parse_lines
+
+from ._classical_util import INVALID, grid_match_reward, grid_text, random_grid, scramble
+
+STEP_CHOICES = tuple(range(2, 11))
+
+
+def shift(grid: list[list[int]], move: list) -> list[list[int]]:
+    """`row i s` moves row i right by s (cyclically); `column j s` moves column j down by s."""
+    kind, index, amount = move
+    grid = [row[:] for row in grid]
+    if kind == "row":
+        row = grid[index]
+        grid[index] = [row[(c - amount) % len(row)] for c in range(len(row))]
+    else:
+        column = [row[index] for row in grid]
+        for r, row in enumerate(grid):
+            row[index] = column[(r - amount) % len(column)]
+    return grid
+
+
+def parse_move(line: str) -> list:
+    words = line.split()
+    if len(words) != 3 or words[0] not in ("row", "column"):
+        raise FormatError("expected `row i s` or `column j s`")
+    return [words[0], parse_int(words[1]), parse_int(words[2])]
+
+
+class NinePuzzle(Environment):
+    name = "NinePuzzle"
+    size_keys = ("MAX_N_M",)
+
+    def levels(self, difficulty):
+        return [{"MAX_N_M": 3 + difficulty, "steps": steps} for steps in STEP_CHOICES]
+
+    def sample(self, params, rng):
+        while True:
+            n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
+            row_k, col_k = rng.randint(1, m - 1), rng.randint(1, n - 1)
+            start = random_grid(rng, n, m)
+
+            def random_move(rng, grid):
+                if rng.random() < 0.5:
+                    return ["row", rng.randrange(n), rng.choice([s for s in range(-row_k, row_k + 1) if s])]
+                return ["column", rng.randrange(m), rng.choice([s for s in range(-col_k, col_k + 1) if s])]
+
+            scrambled = scramble(rng, start, params["steps"], random_move, shift)
+            if scrambled:
+                target, moves = scrambled
+                return {"start": start, "target": target, "row_K": row_k, "col_K": col_k,
+                        "reference": "\n".join(f"{kind} {index} {amount}" for kind, index, amount in moves)}
+
+    def prompt(self, data):
+        n, m = len(data["start"]), len(data["start"][0])
+        return (
+            f"You are given a {n} x {m} grid (rows 0..{n - 1}, columns 0..{m - 1}):\n{grid_text(data['start'])}\n\n"
+            "You may apply these operations any number of times:\n"
+            f"- `row i s`: cyclically shift row i to the right by s positions, where -{data['row_K']} <= s <= "
+            f"{data['row_K']} (a negative s shifts to the left);\n"
+            f"- `column j s`: cyclically shift column j down by s positions, where -{data['col_K']} <= s <= "
+            f"{data['col_K']} (a negative s shifts up).\n"
+            f"Transform the grid into this target grid:\n{grid_text(data['target'])}\n\n"
+            "Output Format: one operation per line, in order, each written as `row i s` or `column j s`."
+        )
+
+    def score(self, data, answer):
+        grid, n, m = data["start"], len(data["start"]), len(data["start"][0])
+        for line in parse_lines(answer):
+            kind, index, amount = move = parse_move(line)
+            size, bound = (n, data["row_K"]) if kind == "row" else (m, data["col_K"])
+            if not 0 <= index < size or abs(amount) > bound:
+                return INVALID
+            grid = shift(grid, move)
+        return grid_match_reward(grid, data["target"], 10)

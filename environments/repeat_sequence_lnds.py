@@ -1,0 +1,41 @@
+"""RepeatSequenceLNDS: the longest non-decreasing subsequence of a pattern repeated T times."""
+
+from bisect import bisect_right
+
+from rlve_jax.env import Environment, grow
+
+from ._classical_util import exact_int_score
+
+
+def longest_non_decreasing(values: list[int]) -> int:
+    """Patience sorting with bisect_right (ties may extend a run)."""
+    tails: list[int] = []
+    for v in values:
+        i = bisect_right(tails, v)
+        tails[i:i + 1] = [v]
+    return len(tails)
+
+
+class RepeatSequenceLNDS(Environment):
+    name = "RepeatSequenceLNDS"
+
+    def levels(self, difficulty):
+        return [{"n": 3 + difficulty, "MAX_T": grow(5, lambda t: int(1.5 * t), difficulty)}]
+
+    def sample(self, params, rng):
+        n = params["n"]
+        pattern = [rng.randint(1, n) for _ in range(n)]
+        repeats = rng.randint(2, params["MAX_T"])
+        return {"pattern": pattern, "T": repeats, "reference": str(longest_non_decreasing(pattern * repeats))}
+
+    def prompt(self, data):
+        return (
+            f"Let a be the sequence {' '.join(map(str, data['pattern']))} (length {len(data['pattern'])}). "
+            f"The sequence b is a repeated {data['T']} times in a row (length "
+            f"{len(data['pattern']) * data['T']}).\n"
+            "What is the length of the longest non-decreasing subsequence of b?\n\n"
+            "Output Format: a single integer."
+        )
+
+    def score(self, data, answer):
+        return exact_int_score(answer, int(data["reference"]))

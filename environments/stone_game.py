@@ -1,0 +1,64 @@
+"""StoneGame: split a heap of at least F stones into M >= 2 nearly equal heaps; who wins?"""
+
+from functools import reduce
+from operator import xor
+
+from rlve_jax.env import Environment
+
+from ._classical_util import word_score
+
+PLAYERS = ("Stan", "Ollie")
+
+
+def split_grundy(limit: int, f: int) -> list[int]:
+    """Sprague-Grundy values of single heaps 0..limit; a split into M parts has r parts of q+1 and M-r of q."""
+    grundy = [0] * (limit + 1)
+    for stones in range(f, limit + 1):
+        options = set()
+        for parts in range(2, stones + 1):
+            q, r = divmod(stones, parts)
+            options.add((grundy[q + 1] if r % 2 else 0) ^ (grundy[q] if (parts - r) % 2 else 0))
+        grundy[stones] = next(g for g in range(len(options) + 1) if g not in options)
+    return grundy
+
+
+def first_player_wins(heaps: list[int], f: int) -> bool:
+    grundy = split_grundy(max(heaps), f)
+    return reduce(xor, (grundy[h] for h in heaps), 0) != 0
+
+
+class StoneGame(Environment):
+    name = "StoneGame"
+
+    def levels(self, difficulty):
+        total = 5
+        for _ in range(difficulty):
+            total = int(1.2 * total + 1)
+        return [{"MAX_SUM": total}]
+
+    def sample(self, params, rng):
+        total = params["MAX_SUM"]
+        winner = rng.choice(PLAYERS)
+        while True:
+            cuts = [i for i in range(1, total) if rng.random() < 0.5]
+            heaps = [b - a for a, b in zip([0, *cuts], [*cuts, total])]
+            f = rng.randint(1, total)
+            if PLAYERS[not first_player_wins(heaps, f)] == winner:
+                return {"heaps": heaps, "F": f, "reference": winner}
+
+    def prompt(self, data):
+        return (
+            f"There are {len(data['heaps'])} heaps of stones with sizes {' '.join(map(str, data['heaps']))}.\n"
+            "Stan and Ollie move alternately, Stan first. A move chooses a heap with at least "
+            f"{data['F']} stones and an integer M >= 2 not larger than the heap size, and splits the heap into M "
+            "non-empty heaps whose sizes differ by at most 1 (so the split is as even as possible). The player who "
+            "cannot move loses.\n"
+            "Who wins with optimal play?\n\n"
+            "Output Format: a single word, `Stan` or `Ollie`."
+        )
+
+    def score(self, data, answer):
+        return word_score(answer, data["reference"], PLAYERS)
+
+    def perturb(self, problem, answer):
+        return PLAYERS[answer == PLAYERS[0]]
