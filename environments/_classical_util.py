@@ -57,8 +57,11 @@ def parse_pairs(answer: str) -> list[tuple[int, int]]:
 
 def parse_grid(answer: str, rows: int, cols: int) -> list[list[int]]:
     """An integer matrix of an exact shape; a wrong shape is a format error (-1)."""
-    grid = [parse_ints(line) for line in parse_lines(answer)]
-    if len(grid) != rows or any(len(row) != cols for row in grid):
+    lines = parse_lines(answer)
+    if len(lines) != rows:
+        raise FormatError("wrong number of rows")
+    grid = [parse_ints(line) for line in lines]
+    if any(len(row) != cols for row in grid):
         raise FormatError("wrong shape")
     return grid
 
@@ -94,10 +97,11 @@ def scramble(
     start: list[list[int]],
     steps: int,
     random_move: Callable[[random.Random, list[list[int]]], object],
-    apply_move: Callable[[list[list[int]], object], list[list[int]]],
+    apply_move: Callable[[list[list[int]], object], object],
     attempts: int = 100,
 ) -> tuple[list[list[int]], list] | None:
-    """Apply `steps` random moves, redrawing until the target differs from the start (so no empty answer wins).
+    """Apply `steps` random moves (apply_move changes the grid in place), redrawing until the target differs
+    from the start (so no empty answer wins).
 
     None if every attempt came back to the start (e.g. four quarter turns of the only possible square).
     """
@@ -105,7 +109,7 @@ def scramble(
         grid, moves = [row[:] for row in start], []
         for _ in range(steps):
             move = random_move(rng, grid)
-            grid = apply_move(grid, move)
+            apply_move(grid, move)
             moves.append(move)
         if grid != start:
             return grid, moves

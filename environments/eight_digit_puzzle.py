@@ -12,20 +12,24 @@ def blank_position(grid: list[list[int]]) -> tuple[int, int]:
     return next((i, j) for i, row in enumerate(grid) for j, v in enumerate(row) if v == 0)
 
 
-def move_blank(grid: list[list[int]], direction: str) -> list[list[int]] | None:
-    """The grid after moving the blank (0) one cell in `direction`, or None if it would leave the grid."""
-    i, j = blank_position(grid)
-    di, dj = DIRECTIONS[direction]
-    a, b = i + di, j + dj
-    if not (0 <= a < len(grid) and 0 <= b < len(grid[0])):
-        return None
-    grid = [row[:] for row in grid]
-    grid[i][j], grid[a][b] = grid[a][b], 0
-    return grid
+def target_cell(grid: list[list[int]], blank: tuple[int, int], direction: str) -> tuple[int, int] | None:
+    """Where the blank goes, or None if it would leave the grid."""
+    a, b = blank[0] + DIRECTIONS[direction][0], blank[1] + DIRECTIONS[direction][1]
+    return (a, b) if 0 <= a < len(grid) and 0 <= b < len(grid[0]) else None
+
+
+def slide(grid: list[list[int]], blank: tuple[int, int], to: tuple[int, int]) -> None:
+    grid[blank[0]][blank[1]], grid[to[0]][to[1]] = grid[to[0]][to[1]], 0
 
 
 def random_direction(rng, grid):
-    return rng.choice([d for d in DIRECTIONS if move_blank(grid, d) is not None])
+    blank = blank_position(grid)
+    return rng.choice([d for d in DIRECTIONS if target_cell(grid, blank, d)])
+
+
+def move_blank(grid: list[list[int]], direction: str) -> None:
+    blank = blank_position(grid)
+    slide(grid, blank, target_cell(grid, blank, direction))
 
 
 class EightDigitPuzzle(Environment):
@@ -56,9 +60,12 @@ class EightDigitPuzzle(Environment):
         )
 
     def score(self, data, answer):
-        grid = data["start"]
+        grid = [row[:] for row in data["start"]]
+        blank = blank_position(grid)
         for direction in parse_letters(answer, "UDLR"):
-            grid = move_blank(grid, direction)
-            if grid is None:
+            to = target_cell(grid, blank, direction)
+            if to is None:
                 return INVALID
+            slide(grid, blank, to)
+            blank = to
         return grid_match_reward(grid, data["target"], 10)

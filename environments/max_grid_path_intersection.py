@@ -76,7 +76,8 @@ class MaxGridPathIntersection(Environment):
         n = len(data["grid"])
         return (
             f"You are given a {n} x {n} grid of non-negative integers:\n{grid_text(data['grid'])}\n\n"
-            f"{data['K']} paths are walked one after another. Each path starts at the top-left cell and ends at "
+            f"A number of paths, K = {data['K']}, are walked one after another. Each path starts at the top-left "
+            "cell and ends at "
             "the bottom-right cell, moving only right or down. A path collects the values of the cells it visits, "
             "and a collected cell becomes 0 (so later paths get nothing from it).\n"
             "What is the maximum total value the paths can collect?\n\n"

@@ -52,7 +52,7 @@ class Maze(Environment):
     def prompt(self, data):
         n = len(data["maze"])
         return (
-            f"You are given an {n} x {n} maze; `.` is an open cell and `#` is a wall:\n"
+            f"You are given a maze of {n} x {n} cells; `.` is an open cell and `#` is a wall:\n"
             + "\n".join(data["maze"])
             + f"\n\nStart at the top-left cell (0, 0) and reach the bottom-right cell ({n - 1}, {n - 1}) with as "
             "few moves as possible. Each move goes one cell up (`U`), down (`D`), left (`L`) or right (`R`); you "

@@ -7,10 +7,9 @@ from ._classical_util import INVALID, grid_match_reward, grid_text, random_grid,
 STEP_CHOICES = tuple(range(2, 11))
 
 
-def shift(grid: list[list[int]], move: list) -> list[list[int]]:
-    """`row i s` moves row i right by s (cyclically); `column j s` moves column j down by s."""
+def shift(grid: list[list[int]], move: list) -> None:
+    """`row i s` moves row i right by s (cyclically); `column j s` moves column j down by s. In place."""
     kind, index, amount = move
-    grid = [row[:] for row in grid]
     if kind == "row":
         row = grid[index]
         grid[index] = [row[(c - amount) % len(row)] for c in range(len(row))]
@@ -18,7 +17,6 @@ def shift(grid: list[list[int]], move: list) -> list[list[int]]:
         column = [row[index] for row in grid]
         for r, row in enumerate(grid):
             row[index] = column[(r - amount) % len(column)]
-    return grid
 
 
 def parse_move(line: str) -> list:
@@ -66,11 +64,11 @@ class NinePuzzle(Environment):
         )
 
     def score(self, data, answer):
-        grid, n, m = data["start"], len(data["start"]), len(data["start"][0])
+        grid, n, m = [row[:] for row in data["start"]], len(data["start"]), len(data["start"][0])
         for line in parse_lines(answer):
             kind, index, amount = move = parse_move(line)
             size, bound = (n, data["row_K"]) if kind == "row" else (m, data["col_K"])
             if not 0 <= index < size or abs(amount) > bound:
                 return INVALID
-            grid = shift(grid, move)
+            shift(grid, move)
         return grid_match_reward(grid, data["target"], 10)

@@ -44,8 +44,8 @@ class SingleStackSorting(Environment):
             "Two operations are available:\n"
             "- `a`: move the next number of the input queue onto the top of the stack;\n"
             "- `b`: pop the top of the stack and append it to the output sequence.\n"
-            f"Give a sequence of operations that empties the queue and the stack and produces the output sequence "
-            f"{' '.join(map(str, data['target']))}\n\n"
+            "Give a sequence of operations that empties the queue and the stack and produces this output "
+            f"sequence:\n{' '.join(map(str, data['target']))}\n\n"
             "Output Format: a single line of the letters `a` and `b` with no separators, e.g. `aabb`."
         )
 

@@ -7,20 +7,18 @@ from ._classical_util import INVALID
 UNSUCCESSFUL = -0.2  # legal swaps that leave something on the row
 
 
-def collapse(row: list[int]) -> list[int]:
-    """Remove equal neighbours until none are left (the gap closes, so removals can chain)."""
-    kept: list[int] = []
-    for v in row:
-        if kept and kept[-1] == v:
-            kept.pop()
-        else:
-            kept.append(v)
-    return kept
+def settle(row: list[int], p: int) -> None:
+    """Remove the equal pair (p-1, p) if there is one, then the pairs its closing gap brings together."""
+    while 0 < p < len(row) and row[p - 1] == row[p]:
+        del row[p - 1:p + 1]
+        p -= 1
 
 
-def swap(row: list[int], i: int) -> list[int]:
-    row = row[:i] + [row[i + 1], row[i]] + row[i + 2:]
-    return collapse(row)
+def swap(row: list[int], i: int) -> None:
+    """Swap positions i and i+1 in place; only the pairs (i+1, i+2) and (i-1, i) can have become equal."""
+    row[i], row[i + 1] = row[i + 1], row[i]
+    settle(row, i + 2)
+    settle(row, i)
 
 
 def first_second_occurrence(row: list[int]) -> int:
@@ -35,11 +33,11 @@ def first_second_occurrence(row: list[int]) -> int:
 
 def greedy_swaps(row: list[int]) -> list[int]:
     """Move the first value whose partner lies to its left one step towards it, until the row is empty."""
-    swaps = []
+    row, swaps = list(row), []
     while row:
         closing = first_second_occurrence(row)
         swaps.append(closing - 1)
-        row = swap(row, closing - 1)
+        swap(row, closing - 1)
     return swaps
 
 
@@ -53,7 +51,7 @@ class TetrisAttack(Environment):
         row = [v for v in range(1, params["N"] + 1) for _ in range(2)]
         while True:
             rng.shuffle(row)
-            if collapse(row) == row:  # no pair starts out adjacent
+            if all(a != b for a, b in zip(row, row[1:])):  # no pair starts out adjacent
                 return {"row": row, "best": len(greedy_swaps(row))}
 
     def prompt(self, data):
@@ -68,11 +66,11 @@ class TetrisAttack(Environment):
         )
 
     def score(self, data, answer):
-        row, swaps = data["row"], parse_ints(answer)
+        row, swaps = list(data["row"]), parse_ints(answer)
         for i in swaps:
             if not 0 <= i < len(row) - 1:
                 return INVALID
-            row = swap(row, i)
+            swap(row, i)
         if row:
             return UNSUCCESSFUL
         return fraction_reward(data["best"], len(swaps), 5)

@@ -7,15 +7,13 @@ from ._classical_util import INVALID, grid_match_reward, grid_text, parse_pairs,
 STEP_CHOICES = tuple(range(2, 11))
 
 
-def rotate(grid: list[list[int]], corner: list[int], k: int) -> list[list[int]]:
-    """Rotate the k x k subgrid with top-left `corner` a quarter turn counter-clockwise."""
+def rotate(grid: list[list[int]], corner: list[int], k: int) -> None:
+    """Rotate the k x k subgrid with top-left `corner` a quarter turn counter-clockwise, in place."""
     i, j = corner
-    grid = [row[:] for row in grid]
     block = [row[j:j + k] for row in grid[i:i + k]]
     for r in range(k):
         for c in range(k):
             grid[i + r][j + c] = block[c][k - 1 - r]
-    return grid
 
 
 class TwiddlePuzzle(Environment):
@@ -51,9 +49,9 @@ class TwiddlePuzzle(Environment):
         )
 
     def score(self, data, answer):
-        grid, k = data["start"], data["K"]
+        grid, k = [row[:] for row in data["start"]], data["K"]
         for i, j in parse_pairs(answer):
             if not (0 <= i <= len(grid) - k and 0 <= j <= len(grid[0]) - k):
                 return INVALID
-            grid = rotate(grid, [i, j], k)
+            rotate(grid, [i, j], k)
         return grid_match_reward(grid, data["target"], 5)
