@@ -57,9 +57,7 @@ class BinaryAlternation(Environment):
             bits[i], bits[j] = bits[j], bits[i]
         if any(a == b for a, b in zip(bits, bits[1:])):
             return INVALID
-        if not swaps:
-            return 1.0  # valid with no swap: only possible when the minimum is zero
-        return fraction_reward(min_swaps(data["bits"]), len(swaps), 5)
+        return fraction_reward(min_swaps(data["bits"]), len(swaps), 5)  # no swap (already alternating) gives 1
 
     def reference(self, problem):
         return "\n".join(f"{i} {j}" for i, j in swaps_to_alternate(problem.data["bits"]))

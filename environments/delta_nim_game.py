@@ -3,11 +3,7 @@
 from functools import reduce
 from operator import xor
 
-from rlve_jax.env import Environment
-
-from ._classical_util import word_score
-
-PLAYERS = ("Alice", "Bob")
+from ._classical_util import TwoWordAnswer
 
 
 def first_player_wins(piles: list[int]) -> bool:
@@ -16,19 +12,18 @@ def first_player_wins(piles: list[int]) -> bool:
     return reduce(xor, gaps[::-1][::2], 0) != 0
 
 
-class DeltaNimGame(Environment):
+class DeltaNimGame(TwoWordAnswer):
     name = "DeltaNimGame"
+    words = ("Alice", "Bob")
 
     def levels(self, difficulty):
         return [{"N": 2 + difficulty}]
 
     def sample(self, params, rng):
         n = params["N"]
-        winner = rng.choice(PLAYERS)
-        while True:
-            piles = sorted(rng.randint(1, 2 * n) for _ in range(n))
-            if PLAYERS[not first_player_wins(piles)] == winner:
-                return {"piles": piles, "reference": winner}
+        piles, winner = self.draw_with_answer(
+            rng, lambda: sorted(rng.randint(1, 2 * n) for _ in range(n)), first_player_wins)
+        return {"piles": piles, "reference": winner}
 
     def prompt(self, data):
         piles = data["piles"]
@@ -41,9 +36,3 @@ class DeltaNimGame(Environment):
             "Who wins if both play optimally?\n\n"
             "Output Format: a single word, `Alice` or `Bob`."
         )
-
-    def score(self, data, answer):
-        return word_score(answer, data["reference"], PLAYERS)
-
-    def perturb(self, problem, answer):
-        return PLAYERS[answer == PLAYERS[0]]

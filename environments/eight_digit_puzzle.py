@@ -1,10 +1,7 @@
 """EightDigitPuzzle: sliding-tile puzzle on an N x M grid; give blank moves that reach the target grid."""
 
-from rlve_jax.env import Environment
+from ._classical_util import INVALID, ScrambledGridPuzzle, grid_match_reward, grid_text, parse_letters
 
-from ._classical_util import INVALID, grid_match_reward, grid_text, parse_letters, random_grid, scramble
-
-STEP_CHOICES = (2, 3, 5, 10, 15, 20, 25, 30)
 DIRECTIONS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 
 
@@ -22,31 +19,21 @@ def slide(grid: list[list[int]], blank: tuple[int, int], to: tuple[int, int]) ->
     grid[blank[0]][blank[1]], grid[to[0]][to[1]] = grid[to[0]][to[1]], 0
 
 
-def random_direction(rng, grid):
-    blank = blank_position(grid)
-    return rng.choice([d for d in DIRECTIONS if target_cell(grid, blank, d)])
-
-
-def move_blank(grid: list[list[int]], direction: str) -> None:
-    blank = blank_position(grid)
-    slide(grid, blank, target_cell(grid, blank, direction))
-
-
-class EightDigitPuzzle(Environment):
+class EightDigitPuzzle(ScrambledGridPuzzle):
     name = "EightDigitPuzzle"
-    size_keys = ("MAX_N_M",)
+    step_choices = (2, 3, 5, 10, 15, 20, 25, 30)
+    first_cell = 0  # 0 is the blank
 
-    def levels(self, difficulty):
-        return [{"MAX_N_M": 3 + difficulty, "steps": steps} for steps in STEP_CHOICES]
+    def random_move(self, rng, grid, rules):
+        blank = blank_position(grid)
+        return rng.choice([d for d in DIRECTIONS if target_cell(grid, blank, d)])
 
-    def sample(self, params, rng):
-        while True:
-            n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
-            start = random_grid(rng, n, m, first=0)
-            scrambled = scramble(rng, start, params["steps"], random_direction, move_blank)
-            if scrambled:
-                target, moves = scrambled
-                return {"start": start, "target": target, "reference": "".join(moves)}
+    def apply_move(self, grid, move, rules):
+        blank = blank_position(grid)
+        slide(grid, blank, target_cell(grid, blank, move))
+
+    def moves_text(self, moves):
+        return "".join(moves)
 
     def prompt(self, data):
         return (

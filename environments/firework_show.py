@@ -44,7 +44,8 @@ class FireworkShow(Environment):
         return {"parents": parents, "weights": weights, "reference": str(min_equalizing_cost(parents, weights))}
 
     def prompt(self, data):
-        edges = "\n".join(f"{data['parents'][i] + 1} {i + 1} {data['weights'][i]}" for i in range(1, len(data["parents"])))
+        parents, weights = data["parents"], data["weights"]
+        edges = "\n".join(f"{parents[i] + 1} {i + 1} {weights[i]}" for i in range(1, len(parents)))
         return (
             f"You are given a tree with {len(data['parents'])} vertices numbered 1 to {len(data['parents'])}, "
             "rooted at vertex 1. Each line below gives an edge as `parent child length`:\n"

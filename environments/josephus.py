@@ -1,8 +1,6 @@
 """Josephus: the elimination order of N people in a circle counting off by M."""
 
-from rlve_jax.env import Environment, parse_ints, positional_match_reward
-
-from ._classical_util import INVALID, grow_11
+from ._classical_util import PermutationAnswer, grow_11
 
 
 def elimination_order(n: int, m: int) -> list[int]:
@@ -13,7 +11,7 @@ def elimination_order(n: int, m: int) -> list[int]:
     return order
 
 
-class Josephus(Environment):
+class Josephus(PermutationAnswer):
     name = "Josephus"
 
     def levels(self, difficulty):
@@ -32,16 +30,3 @@ class Josephus(Environment):
             "List the people in the order in which they leave.\n\n"
             f"Output Format: a single line with {data['N']} integers separated by spaces."
         )
-
-    def score(self, data, answer):
-        order = parse_ints(answer)
-        if sorted(order) != list(range(1, data["N"] + 1)):
-            return INVALID
-        return positional_match_reward(order, data["gold"], 10)
-
-    def reference(self, problem):
-        return " ".join(map(str, problem.data["gold"]))
-
-    def perturb(self, problem, answer):
-        order = answer.split()
-        return " ".join(order[1:] + order[:1])

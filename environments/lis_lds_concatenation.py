@@ -1,6 +1,6 @@
 """LIS_LDS_Concatenation: the longest subsequence that strictly rises and then strictly falls."""
 
-from rlve_jax.env import Environment, fraction_reward
+from rlve_jax.env import Environment, fraction_reward, grow
 
 from ._classical_util import INVALID, parse_indices
 
@@ -42,10 +42,7 @@ class LIS_LDS_Concatenation(Environment):
     name = "LIS_LDS_Concatenation"
 
     def levels(self, difficulty):
-        n = 5
-        for _ in range(difficulty):
-            n = int(1.2 * n)
-        return [{"N": n}]
+        return [{"N": grow(5, lambda n: int(1.2 * n), difficulty)}]  # 5, 6, 7, 8, 9, 10, 12, ...
 
     def sample(self, params, rng):
         values = [rng.randint(0, 100000) for _ in range(params["N"])]

@@ -1,8 +1,8 @@
 """LongestMaxDiffBoundedInterval: the longest subarray whose maximum minus minimum is at most K."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_ints
+from rlve_jax.env import Environment, fraction_reward
 
-from ._classical_util import INVALID, grow_11
+from ._classical_util import INVALID, grow_11, parse_pair
 
 UNSUCCESSFUL = -0.2  # a real interval that breaks the max - min <= K condition
 
@@ -47,10 +47,7 @@ class LongestMaxDiffBoundedInterval(Environment):
         )
 
     def score(self, data, answer):
-        bounds = parse_ints(answer)
-        if len(bounds) != 2:
-            raise FormatError("expected two integers")
-        l, r = bounds
+        l, r = parse_pair(answer)
         if not 0 <= l < r <= len(data["A"]):
             return INVALID
         window = data["A"][l:r]

@@ -1,8 +1,6 @@
 """MinInorderBinaryTree: root and orient a tree as a binary tree with the smallest inorder traversal."""
 
-from rlve_jax.env import Environment, parse_ints, positional_match_reward
-
-from ._classical_util import INVALID
+from ._classical_util import PermutationAnswer
 
 
 def smallest_inorder(n: int, edges: list[list[int]]) -> list[int]:
@@ -23,7 +21,7 @@ def smallest_inorder(n: int, edges: list[list[int]]) -> list[int]:
     return min(best(root, 0) for root in range(1, n + 1) if len(neighbours[root]) <= 2)
 
 
-class MinInorderBinaryTree(Environment):
+class MinInorderBinaryTree(PermutationAnswer):
     name = "MinInorderBinaryTree"
 
     def levels(self, difficulty):
@@ -56,16 +54,3 @@ class MinInorderBinaryTree(Environment):
             f"Output Format: a single line with the {data['N']} vertices of that inorder traversal, separated by "
             "spaces."
         )
-
-    def score(self, data, answer):
-        order = parse_ints(answer)
-        if sorted(order) != list(range(1, data["N"] + 1)):
-            return INVALID
-        return positional_match_reward(order, data["gold"], 10)
-
-    def reference(self, problem):
-        return " ".join(map(str, problem.data["gold"]))
-
-    def perturb(self, problem, answer):
-        order = answer.split()
-        return " ".join(order[1:] + order[:1])

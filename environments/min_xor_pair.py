@@ -1,8 +1,8 @@
 """MinXorPair: choose i < j minimising (A_i AND A_j) XOR (A_i OR A_j), which equals A_i XOR A_j."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_ints
+from rlve_jax.env import Environment, fraction_reward
 
-from ._classical_util import INVALID, grow_11
+from ._classical_util import INVALID, grow_11, parse_pair
 
 
 class MinXorPair(Environment):
@@ -28,10 +28,7 @@ class MinXorPair(Environment):
         )
 
     def score(self, data, answer):
-        pair = parse_ints(answer)
-        if len(pair) != 2:
-            raise FormatError("expected two integers")
-        i, j = pair
+        i, j = parse_pair(answer)
         if not 0 <= i < j < len(data["A"]):
             return INVALID
         a, b = data["A"][i], data["A"][j]

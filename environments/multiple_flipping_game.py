@@ -3,11 +3,7 @@
 from functools import reduce
 from operator import xor
 
-from rlve_jax.env import Environment
-
-from ._classical_util import grow_11, word_score
-
-ANSWERS = ("Yes", "No")
+from ._classical_util import TwoWordAnswer, grow_11
 
 
 def single_cell_grundy(n: int) -> list[int]:
@@ -27,19 +23,18 @@ def first_player_wins(n: int, white: list[int]) -> bool:
     return reduce(xor, (grundy[x] for x in white), 0) != 0
 
 
-class MultipleFlippingGame(Environment):
+class MultipleFlippingGame(TwoWordAnswer):
     name = "MultipleFlippingGame"
+    words = ("Yes", "No")
 
     def levels(self, difficulty):
         return [{"N": grow_11(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
-        answer = rng.choice(ANSWERS)
-        while True:
-            white = [x for x in range(1, n + 1) if rng.random() < 0.5]
-            if ANSWERS[not first_player_wins(n, white)] == answer:
-                return {"N": n, "white": white, "reference": answer}
+        white, answer = self.draw_with_answer(
+            rng, lambda: [x for x in range(1, n + 1) if rng.random() < 0.5], lambda white: first_player_wins(n, white))
+        return {"N": n, "white": white, "reference": answer}
 
     def prompt(self, data):
         white = " ".join(map(str, data["white"])) or "(none)"
@@ -52,9 +47,3 @@ class MultipleFlippingGame(Environment):
             "With optimal play, does the first player win?\n\n"
             "Output Format: a single word, `Yes` or `No`."
         )
-
-    def score(self, data, answer):
-        return word_score(answer, data["reference"], ANSWERS)
-
-    def perturb(self, problem, answer):
-        return ANSWERS[answer == ANSWERS[0]]

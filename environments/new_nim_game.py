@@ -68,7 +68,7 @@ class NewNimGame(Environment):
         if not independent([h for i, h in enumerate(heaps, start=1) if i not in chosen]):
             return UNSUCCESSFUL
         taken = sum(heaps[i - 1] for i in removed)
-        return 1.0 if taken == 0 else fraction_reward(data["best"], taken, 3)
+        return fraction_reward(data["best"], taken, 3)  # taking nothing (still independent) gives 1
 
     def perturb(self, problem, answer):
         removed = set(parse_ints(answer))

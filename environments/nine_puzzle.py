@@ -1,10 +1,8 @@
 """NinePuzzle: reach a target grid with bounded cyclic shifts of rows and columns."""
 
-from rlve_jax.env import Environment, FormatError, parse_int, parse_lines
+from rlve_jax.env import FormatError, parse_int, parse_lines
 
-from ._classical_util import INVALID, grid_match_reward, grid_text, random_grid, scramble
-
-STEP_CHOICES = tuple(range(2, 11))
+from ._classical_util import INVALID, ScrambledGridPuzzle, grid_match_reward, grid_text
 
 
 def shift(grid: list[list[int]], move: list) -> None:
@@ -26,29 +24,23 @@ def parse_move(line: str) -> list:
     return [words[0], parse_int(words[1]), parse_int(words[2])]
 
 
-class NinePuzzle(Environment):
+class NinePuzzle(ScrambledGridPuzzle):
     name = "NinePuzzle"
-    size_keys = ("MAX_N_M",)
+    step_choices = tuple(range(2, 11))
 
-    def levels(self, difficulty):
-        return [{"MAX_N_M": 3 + difficulty, "steps": steps} for steps in STEP_CHOICES]
+    def rules(self, rng, n, m):
+        return {"row_K": rng.randint(1, m - 1), "col_K": rng.randint(1, n - 1)}
 
-    def sample(self, params, rng):
-        while True:
-            n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
-            row_k, col_k = rng.randint(1, m - 1), rng.randint(1, n - 1)
-            start = random_grid(rng, n, m)
+    def random_move(self, rng, grid, rules):
+        kind, size, bound = ("row", len(grid), rules["row_K"]) if rng.random() < 0.5 else (
+            "column", len(grid[0]), rules["col_K"])
+        return [kind, rng.randrange(size), rng.choice([s for s in range(-bound, bound + 1) if s])]
 
-            def random_move(rng, grid):
-                if rng.random() < 0.5:
-                    return ["row", rng.randrange(n), rng.choice([s for s in range(-row_k, row_k + 1) if s])]
-                return ["column", rng.randrange(m), rng.choice([s for s in range(-col_k, col_k + 1) if s])]
+    def apply_move(self, grid, move, rules):
+        shift(grid, move)
 
-            scrambled = scramble(rng, start, params["steps"], random_move, shift)
-            if scrambled:
-                target, moves = scrambled
-                return {"start": start, "target": target, "row_K": row_k, "col_K": col_k,
-                        "reference": "\n".join(f"{kind} {index} {amount}" for kind, index, amount in moves)}
+    def moves_text(self, moves):
+        return "\n".join(f"{kind} {index} {amount}" for kind, index, amount in moves)
 
     def prompt(self, data):
         n, m = len(data["start"]), len(data["start"][0])

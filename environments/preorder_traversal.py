@@ -1,8 +1,8 @@
 """PreorderTraversal: rebuild a binary tree from its inorder and postorder traversals; give the preorder."""
 
-from rlve_jax.env import Environment, parse_ints, positional_match_reward
+from rlve_jax.env import Environment
 
-from ._classical_util import grow_11
+from ._classical_util import grow_11, sequence_score
 
 
 def traversals(left: dict[int, int], right: dict[int, int], root: int) -> tuple[list[int], list[int], list[int]]:
@@ -46,10 +46,7 @@ class PreorderTraversal(Environment):
         )
 
     def score(self, data, answer):
-        order = parse_ints(answer)
-        if len(order) != len(data["gold"]):
-            return 0.0
-        return positional_match_reward(order, data["gold"], 10)
+        return sequence_score(answer, data["gold"], 10, wrong_length=0.0)
 
     def reference(self, problem):
         return " ".join(map(str, problem.data["gold"]))

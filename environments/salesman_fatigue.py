@@ -1,8 +1,8 @@
 """SalesmanFatigue: for every k, the largest 2 * max(S) + sum(A) over k chosen houses."""
 
-from rlve_jax.env import Environment, parse_ints, positional_match_reward
+from rlve_jax.env import Environment
 
-from ._classical_util import INVALID, grow_11
+from ._classical_util import grow_11, sequence_score
 
 
 def max_fatigue(distances: list[int], fatigue: list[int]) -> list[int]:
@@ -46,10 +46,7 @@ class SalesmanFatigue(Environment):
         )
 
     def score(self, data, answer):
-        values = parse_ints(answer)
-        if len(values) != len(data["gold"]):
-            return INVALID
-        return positional_match_reward(values, data["gold"], 5)
+        return sequence_score(answer, data["gold"], 5)
 
     def reference(self, problem):
         return " ".join(map(str, problem.data["gold"]))

@@ -1,8 +1,8 @@
 """SlidingWindow: the minimum of every contiguous window of size K."""
 
-from rlve_jax.env import Environment, parse_ints, positional_match_reward
+from rlve_jax.env import Environment
 
-from ._classical_util import INVALID, grow_11
+from ._classical_util import grow_11, sequence_score
 
 
 class SlidingWindow(Environment):
@@ -27,10 +27,7 @@ class SlidingWindow(Environment):
         )
 
     def score(self, data, answer):
-        values = parse_ints(answer)
-        if len(values) != len(data["gold"]):
-            return INVALID
-        return positional_match_reward(values, data["gold"], 10)
+        return sequence_score(answer, data["gold"], 10)
 
     def reference(self, problem):
         return " ".join(map(str, problem.data["gold"]))

@@ -3,11 +3,7 @@
 from functools import reduce
 from operator import xor
 
-from rlve_jax.env import Environment
-
-from ._classical_util import word_score
-
-PLAYERS = ("Alice", "Bob")
+from ._classical_util import TwoWordAnswer
 
 
 def bean_grundy(n: int) -> list[int]:
@@ -24,19 +20,18 @@ def first_player_wins(beans: list[int]) -> bool:
     return reduce(xor, (g for g, count in zip(grundy, beans) if count % 2), 0) != 0
 
 
-class SplittingGame(Environment):
+class SplittingGame(TwoWordAnswer):
     name = "SplittingGame"
+    words = ("Alice", "Bob")
 
     def levels(self, difficulty):
         return [{"N": 3 + difficulty}]
 
     def sample(self, params, rng):
         n = params["N"]
-        winner = rng.choice(PLAYERS)
-        while True:
-            beans = [rng.randint(0, 2 * n) for _ in range(n)]
-            if PLAYERS[not first_player_wins(beans)] == winner:
-                return {"beans": beans, "reference": winner}
+        beans, winner = self.draw_with_answer(
+            rng, lambda: [rng.randint(0, 2 * n) for _ in range(n)], first_player_wins)
+        return {"beans": beans, "reference": winner}
 
     def prompt(self, data):
         n = len(data["beans"])
@@ -49,9 +44,3 @@ class SplittingGame(Environment):
             "Who wins with optimal play?\n\n"
             "Output Format: a single word, `Alice` or `Bob`."
         )
-
-    def score(self, data, answer):
-        return word_score(answer, data["reference"], PLAYERS)
-
-    def perturb(self, problem, answer):
-        return PLAYERS[answer == PLAYERS[0]]

@@ -3,11 +3,9 @@
 from functools import reduce
 from operator import xor
 
-from rlve_jax.env import Environment
+from rlve_jax.env import grow
 
-from ._classical_util import word_score
-
-PLAYERS = ("Stan", "Ollie")
+from ._classical_util import TwoWordAnswer
 
 
 def split_grundy(limit: int, f: int) -> list[int]:
@@ -27,24 +25,22 @@ def first_player_wins(heaps: list[int], f: int) -> bool:
     return reduce(xor, (grundy[h] for h in heaps), 0) != 0
 
 
-class StoneGame(Environment):
+class StoneGame(TwoWordAnswer):
     name = "StoneGame"
+    words = ("Stan", "Ollie")
 
     def levels(self, difficulty):
-        total = 5
-        for _ in range(difficulty):
-            total = int(1.2 * total + 1)
-        return [{"MAX_SUM": total}]
+        return [{"MAX_SUM": grow(5, lambda x: int(1.2 * x + 1), difficulty)}]  # 5, 7, 9, 11, 14, 17, 21, ...
 
     def sample(self, params, rng):
         total = params["MAX_SUM"]
-        winner = rng.choice(PLAYERS)
-        while True:
-            cuts = [i for i in range(1, total) if rng.random() < 0.5]
-            heaps = [b - a for a, b in zip([0, *cuts], [*cuts, total])]
-            f = rng.randint(1, total)
-            if PLAYERS[not first_player_wins(heaps, f)] == winner:
-                return {"heaps": heaps, "F": f, "reference": winner}
+
+        def draw():
+            cuts = [i for i in range(1, total) if rng.random() < 0.5]  # a random composition of the total
+            return [b - a for a, b in zip([0, *cuts], [*cuts, total])], rng.randint(1, total)
+
+        (heaps, f), winner = self.draw_with_answer(rng, draw, lambda instance: first_player_wins(*instance))
+        return {"heaps": heaps, "F": f, "reference": winner}
 
     def prompt(self, data):
         return (
@@ -56,9 +52,3 @@ class StoneGame(Environment):
             "Who wins with optimal play?\n\n"
             "Output Format: a single word, `Stan` or `Ollie`."
         )
-
-    def score(self, data, answer):
-        return word_score(answer, data["reference"], PLAYERS)
-
-    def perturb(self, problem, answer):
-        return PLAYERS[answer == PLAYERS[0]]

@@ -1,10 +1,6 @@
 """TwiddlePuzzle: reach a target grid by rotating K x K subgrids 90 degrees counter-clockwise."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import INVALID, grid_match_reward, grid_text, parse_pairs, random_grid, scramble
-
-STEP_CHOICES = tuple(range(2, 11))
+from ._classical_util import INVALID, ScrambledGridPuzzle, grid_match_reward, grid_text, parse_pairs
 
 
 def rotate(grid: list[list[int]], corner: list[int], k: int) -> None:
@@ -16,26 +12,21 @@ def rotate(grid: list[list[int]], corner: list[int], k: int) -> None:
             grid[i + r][j + c] = block[c][k - 1 - r]
 
 
-class TwiddlePuzzle(Environment):
+class TwiddlePuzzle(ScrambledGridPuzzle):
     name = "TwiddlePuzzle"
-    size_keys = ("MAX_N_M",)
+    step_choices = tuple(range(2, 11))
 
-    def levels(self, difficulty):
-        return [{"MAX_N_M": 3 + difficulty, "steps": steps} for steps in STEP_CHOICES]
+    def rules(self, rng, n, m):
+        return {"K": rng.randint(2, min(n, m))}
 
-    def sample(self, params, rng):
-        while True:
-            n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
-            k = rng.randint(2, min(n, m))
-            start = random_grid(rng, n, m)
-            scrambled = scramble(
-                rng, start, params["steps"],
-                lambda rng, grid: [rng.randint(0, n - k), rng.randint(0, m - k)],
-                lambda grid, corner: rotate(grid, corner, k))
-            if scrambled:
-                target, corners = scrambled
-                return {"start": start, "target": target, "K": k,
-                        "reference": "\n".join(f"{i} {j}" for i, j in corners)}
+    def random_move(self, rng, grid, rules):
+        return [rng.randint(0, len(grid) - rules["K"]), rng.randint(0, len(grid[0]) - rules["K"])]
+
+    def apply_move(self, grid, move, rules):
+        rotate(grid, move, rules["K"])
+
+    def moves_text(self, moves):
+        return "\n".join(f"{i} {j}" for i, j in moves)
 
     def prompt(self, data):
         n, m, k = len(data["start"]), len(data["start"][0]), data["K"]
