@@ -8,16 +8,16 @@ from ._classical_util import exact_int_score, grid_text
 def max_collected(grid: list[list[int]], paths: int) -> int:
     """Min-cost flow on split cells: one unit may collect a cell's value, any number may pass it for free."""
     n = len(grid)
-    cell_in = lambda i, j: 2 * (i * n + j)  # noqa: E731
+    entry = [[2 * (i * n + j) for j in range(n)] for i in range(n)]  # each cell's exit node is entry + 1
     edges = []
     for i in range(n):
         for j in range(n):
-            edges.append((cell_in(i, j), cell_in(i, j) + 1, 1, -grid[i][j]))
-            edges.append((cell_in(i, j), cell_in(i, j) + 1, paths, 0))
+            edges.append((entry[i][j], entry[i][j] + 1, 1, -grid[i][j]))
+            edges.append((entry[i][j], entry[i][j] + 1, paths, 0))
             for a, b in ((i + 1, j), (i, j + 1)):
                 if a < n and b < n:
-                    edges.append((cell_in(i, j) + 1, cell_in(a, b), paths, 0))
-    _, cost = min_cost_flow(2 * n * n, edges, cell_in(0, 0), cell_in(n - 1, n - 1) + 1, paths)
+                    edges.append((entry[i][j] + 1, entry[a][b], paths, 0))
+    _, cost = min_cost_flow(2 * n * n, edges, entry[0][0], entry[n - 1][n - 1] + 1, paths)
     return -cost
 
 
