@@ -1,12 +1,14 @@
-"""Shared pieces of the optimization batch B: batch-end answers, the segmentation DP, and the
+"""Shared pieces of the optimization batch B: answer parsers (batch ends, pairs), the exact solvers
+several environments need (segmentation DPs, the assignment problem, Dinic's max flow), and the
 test perturbations that stay wrong where several answers are optimal."""
 
 from __future__ import annotations
 
 from collections import deque
+from itertools import accumulate
 from typing import Callable, Sequence
 
-from rlve_jax.env import parse_ints
+from rlve_jax.env import FormatError, parse_int_rows, parse_ints
 
 
 def parse_batch_ends(answer: str, n: int, base: int = 1) -> list[int] | None:
@@ -16,6 +18,14 @@ def parse_batch_ends(answer: str, n: int, base: int = 1) -> list[int] | None:
     if not ends or ends[-1] != n or any(not 0 <= a < b for a, b in zip([0] + ends, ends)):
         return None
     return ends
+
+
+def parse_pairs(answer: str) -> list[list[int]]:
+    """One `a b` pair of integers per line; any other line is a format error."""
+    pairs = parse_int_rows(answer)
+    if any(len(pair) != 2 for pair in pairs):
+        raise FormatError("each line must hold two integers")
+    return pairs
 
 
 def batch_sums(values: Sequence[int], ends: Sequence[int]) -> list[int]:
@@ -60,13 +70,11 @@ def repeat_first_token(answer: str, fallback: str) -> str:
     return f"{answer} {tokens[0]}" if tokens else fallback
 
 
-def min_max_split(weights: Sequence[int], batches: int, size: Callable[[int], int] = abs) -> tuple[int, list[int]]:
-    """(smallest possible largest size(batch sum), exclusive ends) over splits into exactly `batches`
+def min_max_split(weights: Sequence[int], batches: int) -> tuple[int, list[int]]:
+    """(smallest possible largest |batch sum|, exclusive ends) over splits into exactly `batches`
     non-empty consecutive batches; O(batches * n^2)."""
     n = len(weights)
-    prefix = [0]
-    for w in weights:
-        prefix.append(prefix[-1] + w)
+    prefix = list(accumulate(weights, initial=0))
     infinity = float("inf")
     best = [[infinity] * (n + 1) for _ in range(batches + 1)]  # best[k][i]: first i items in k batches
     cut = [[0] * (n + 1) for _ in range(batches + 1)]
@@ -74,7 +82,7 @@ def min_max_split(weights: Sequence[int], batches: int, size: Callable[[int], in
     for k in range(1, batches + 1):
         for i in range(k, n + 1):
             for j in range(k - 1, i):
-                value = max(best[k - 1][j], size(prefix[i] - prefix[j]))
+                value = max(best[k - 1][j], abs(prefix[i] - prefix[j]))
                 if value < best[k][i]:
                     best[k][i], cut[k][i] = value, j
     ends, i = [], n
@@ -156,6 +164,7 @@ class FlowNetwork:
         return level
 
     def max_flow(self, source: int, sink: int) -> int:
+        """Blocking flows along BFS levels, one augmenting path at a time (current-arc pointers)."""
         total = 0
         arcs, head, capacity = self.arcs, self.head, self.capacity
         while True:
@@ -191,4 +200,5 @@ class FlowNetwork:
                 u = head[path[-1]]
 
     def source_side(self, source: int) -> list[bool]:
+        """After max_flow: the vertices still reachable from the source, one side of a minimum cut."""
         return [level >= 0 for level in self._levels(source)]

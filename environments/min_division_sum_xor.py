@@ -2,6 +2,7 @@
 batch sums is minimal (the "Bali sculptures" problem; the original's name says xor, its task is OR)."""
 
 from functools import reduce
+from itertools import accumulate
 from operator import or_
 
 from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
@@ -13,9 +14,7 @@ def fewest_batches_within(values: list[int], allowed: int) -> tuple[int, list[in
     """(fewest batches, their exclusive ends) such that every batch sum uses only the bits of `allowed`;
     the count is len(values) + 1 when impossible."""
     n = len(values)
-    prefix = [0]
-    for v in values:
-        prefix.append(prefix[-1] + v)
+    prefix = list(accumulate(values, initial=0))
     fewest, cut = [0] + [n + 1] * n, [0] * (n + 1)
     for i in range(1, n + 1):
         for j in range(i):

@@ -3,12 +3,13 @@ chosen orthogonal neighbour."""
 
 import numpy as np
 
-from environments._heldout_util import INVALID, minimization_reward
-from environments._optimb_util import drop_last_line
-from rlve_jax.env import Environment, FormatError, parse_int_rows
+from environments._heldout_util import INVALID, grid_text, minimization_reward
+from environments._optimb_util import drop_last_line, parse_pairs
+from rlve_jax.env import Environment
 
 UNDOMINATED, DOMINATED, CHOSEN = 0, 1, 2  # frontier statuses: one base-3 digit per column
 UNREACHABLE = 1 << 60
+NO_KEY = np.iinfo(np.int64).max
 
 
 def cheapest_dominating_set(cost: list[list[int]]) -> tuple[int, list[tuple[int, int]]]:
@@ -39,16 +40,18 @@ def cheapest_dominating_set(cost: list[list[int]]) -> tuple[int, list[tuple[int,
             targets = np.concatenate([chosen, skipped])
             values = np.concatenate([best + grid[r][c], best[skip_ok]])
             sources = np.concatenate([states, states[skip_ok]])
-            picked = np.arange(len(targets)) < len(states)
-            step = np.full_like(best, UNREACHABLE)
-            np.minimum.at(step, targets, values)
-            winners = (values == step[targets]) & (values < UNREACHABLE)
-            parent = np.zeros_like(states)
-            parent[targets[winners]] = sources[winners]
-            choice = np.zeros(len(states), dtype=bool)
-            choice[targets[winners]] = picked[winners]
+            reachable = values < UNREACHABLE
+            # scatter-min of value * size + rank: ties go to the lowest rank, the same on every machine
+            size = len(targets)
+            keys = np.full_like(best, NO_KEY)
+            np.minimum.at(keys, targets[reachable], values[reachable] * size + np.flatnonzero(reachable))
+            found = keys < NO_KEY
+            winner = keys[found] % size
+            best = np.full_like(best, UNREACHABLE)
+            best[found] = keys[found] // size
+            parent, choice = np.zeros_like(states), np.zeros(len(states), dtype=bool)
+            parent[found], choice[found] = sources[winner], winner < len(states)
             history.append((parent, choice))
-            best = step
     complete = np.all([d != UNDOMINATED for d in digit], axis=0)
     state = int(np.argmin(np.where(complete, best, UNREACHABLE)))
     total, chosen_cells = int(best[state]), []
@@ -81,9 +84,9 @@ class Minimum_DominatingSet_Grid(Environment):
 
     def prompt(self, data):
         rows, columns = len(data["cost"]), len(data["cost"][0])
-        grid = "\n".join(" ".join(map(str, row)) for row in data["cost"])
         return (
-            f"You are given a grid with {rows} rows and {columns} columns; the cost of each cell is:\n{grid}\n\n"
+            f"You are given a grid with {rows} rows and {columns} columns; the cost of each cell is:\n"
+            f"{grid_text(data['cost'])}\n\n"
             "Select a set of cells such that every cell is selected or shares a side with a selected cell. "
             "Minimize the total cost of the selected cells.\n\n"
             "Output Format: one selected cell per line, written as `i j` (its row and column, both 1-based), "
@@ -91,9 +94,7 @@ class Minimum_DominatingSet_Grid(Environment):
         )
 
     def score(self, data, answer):
-        cells = parse_int_rows(answer)
-        if any(len(cell) != 2 for cell in cells):
-            raise FormatError("each line must hold two integers")
+        cells = parse_pairs(answer)
         rows, columns = len(data["cost"]), len(data["cost"][0])
         chosen = {(i - 1, j - 1) for i, j in cells}
         if len(chosen) != len(cells) or any(not (0 <= i < rows and 0 <= j < columns) for i, j in chosen):

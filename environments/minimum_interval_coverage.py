@@ -62,7 +62,8 @@ class MinimumIntervalCoverage(Environment):
 
     def prompt(self, data):
         n, intervals = data["N"], data["intervals"]
-        listing = "\n".join(f"Interval {j}: [{low}, {high}], cost {price}" for j, (low, high, price) in enumerate(intervals))
+        listing = "\n".join(f"Interval {j}: [{low}, {high}], cost {price}"
+                            for j, (low, high, price) in enumerate(intervals))
         needs = " ".join(f"NEED[{i}]={data['NEED'][i]}" for i in range(1, n + 1))
         return (
             f"There are {n} points numbered 1 to {n} and {len(intervals)} intervals (numbered from 0); interval "

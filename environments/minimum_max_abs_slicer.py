@@ -1,6 +1,8 @@
 """Minimum_MaxAbsSlicer: split a signed permutation into M consecutive batches minimizing the largest
 |batch sum|; among optimal splits the answer (the values at the batch ends) must be lexicographically smallest."""
 
+from itertools import accumulate
+
 from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
 from environments._optimb_util import batch_sums, min_max_split
 from rlve_jax.env import Environment, grow, parse_ints, positional_match_reward
@@ -10,9 +12,7 @@ def smallest_end_values(values: list[int], weights: list[int], batches: int, lim
     """The lexicographically smallest sequence of values[end] over splits into `batches` batches whose
     |sum| is at most limit: choose ends greedily, keeping a completion of the suffix possible."""
     n = len(weights)
-    prefix = [0]
-    for w in weights:
-        prefix.append(prefix[-1] + w)
+    prefix = list(accumulate(weights, initial=0))
     # completable[k][i]: items i.. can be split into k batches within the limit
     completable = [[False] * (n + 1) for _ in range(batches + 1)]
     completable[0][n] = True

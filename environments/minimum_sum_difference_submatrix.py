@@ -5,7 +5,7 @@ from itertools import combinations
 
 import numpy as np
 
-from environments._heldout_util import INVALID, minimization_reward
+from environments._heldout_util import INVALID, grid_text, minimization_reward
 from rlve_jax.env import Environment, FormatError, parse_ints, parse_lines
 
 
@@ -82,7 +82,7 @@ class MinimumSumDifferenceSubmatrix(Environment):
         n, m, r, c = len(matrix), len(matrix[0]), data["R"], data["C"]
         return (
             f"You are given a matrix with {n} rows and {m} columns (rows and columns are 0-indexed):\n"
-            + "\n".join(" ".join(map(str, row)) for row in matrix) + "\n\n"
+            + grid_text(matrix) + "\n\n"
             f"Choose exactly {r} rows and exactly {c} columns; they form a {r} x {c} submatrix that keeps the "
             "original order of the rows and columns. Minimize the sum of |x - y| over all pairs of entries x, y that "
             "are adjacent (horizontally or vertically) in the submatrix.\n\n"

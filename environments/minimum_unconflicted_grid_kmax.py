@@ -1,7 +1,7 @@
 """MinimumUnconflictedGridKMax: pick one entry per row, all in distinct columns, so that the K-th largest
 picked value is as small as possible."""
 
-from environments._heldout_util import INVALID, distinct_in_range, minimization_reward, times_1_1_plus_1
+from environments._heldout_util import INVALID, grid_text, distinct_in_range, minimization_reward, times_1_1_plus_1
 from environments._optimb_util import FlowNetwork, drop_last_token
 from rlve_jax.env import Environment, grow, parse_ints
 
@@ -63,7 +63,7 @@ class MinimumUnconflictedGridKMax(Environment):
         n, m = len(matrix), len(matrix[0])
         return (
             f"You are given a matrix with {n} rows and {m} columns (both 1-indexed):\n"
-            + "\n".join(" ".join(map(str, row)) for row in matrix) + "\n\n"
+            + grid_text(matrix) + "\n\n"
             f"For every row i choose a column p[i] so that the {n} chosen columns are pairwise distinct. Among the "
             f"{n} chosen values (row i, column p[i]), consider the {k}-th largest (counting equal values "
             "separately). Make it as small as possible.\n\n"

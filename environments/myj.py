@@ -1,6 +1,8 @@
 """MYJ: price N car washes; each customer uses the cheapest wash in its range if that price is within its
 budget. Maximize the revenue (POI 2015 "Myjnie")."""
 
+from bisect import bisect_left
+
 from environments._heldout_util import maximization_reward
 from environments._optimb_util import drop_last_token
 from rlve_jax.env import Environment, parse_ints
@@ -27,11 +29,12 @@ def best_prices(n: int, customers: list[list[int]]) -> tuple[int, list[int]]:
         for l in range(n - width + 1):
             r = l + width - 1
             inside = [(a - 1, b - 1, c) for a, b, c in customers if l <= a - 1 and b - 1 <= r]
+            budgets = {p: sorted(c for a, b, c in inside if a <= p <= b) for p in range(l, r + 1)}
             row = [impossible] * (m + 1)
             for t in range(m - 1, -1, -1):
                 row[t] = row[t + 1]
                 for p in range(l, r + 1):
-                    buyers = sum(a <= p <= b and c >= values[t] for a, b, c in inside)
+                    buyers = len(budgets[p]) - bisect_left(budgets[p], values[t])
                     value = best[l, p - 1][t] + best[p + 1, r][t] + values[t] * buyers
                     if value > row[t]:
                         row[t], choice[l, r, t] = value, p

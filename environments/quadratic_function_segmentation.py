@@ -1,6 +1,8 @@
 """QuadraticFunctionSegmentation: split an array into consecutive batches maximizing the sum of
 f(batch sum) for a concave quadratic f (APIO 2010 "Commando")."""
 
+from itertools import accumulate
+
 from environments._heldout_util import INVALID, maximization_reward, times_1_1_plus_1
 from environments._optimb_util import batch_sums, ends_text, optimal_segmentation, parse_batch_ends
 from rlve_jax.env import Environment, grow
@@ -19,9 +21,7 @@ class QuadraticFunctionSegmentation(Environment):
     def sample(self, params, rng):
         n = params["N"]
         values = [rng.randint(1, n) for _ in range(n)]
-        prefix = [0]
-        for v in values:
-            prefix.append(prefix[-1] + v)
+        prefix = list(accumulate(values, initial=0))
         while True:  # f peaks at a random reachable batch sum; redraw until some split has a positive value
             a = -rng.randint(1, n)
             peak = rng.randint(1, prefix[-1])
@@ -36,9 +36,10 @@ class QuadraticFunctionSegmentation(Environment):
     def prompt(self, data):
         n = len(data["A"])
         values = " ".join(f"A[{i + 1}]={v}" for i, v in enumerate(data["A"]))
+        constant = f"- {-data['c']}" if data["c"] < 0 else f"+ {data['c']}"
         return (
             f"You are given an array of {n} positive integers (1-indexed): {values}\n"
-            f"and the function f(x) = {data['a']}*x^2 + {data['b']}*x {'-' if data['c'] < 0 else '+'} {abs(data['c'])}.\n\n"
+            f"and the function f(x) = {data['a']}*x^2 + {data['b']}*x {constant}.\n\n"
             "Split the array into one or more non-empty batches of consecutive elements. Each batch with sum x "
             "contributes f(x). Maximize the total contribution of all batches.\n\n"
             "Output Format: a single line with the end index of each batch, in increasing order and separated by "

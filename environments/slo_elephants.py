@@ -2,8 +2,8 @@
 i and j costs C[i] + C[j]. Minimize the total cost (POI 2009 "Slonie")."""
 
 from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
-from environments._optimb_util import drop_last_line
-from rlve_jax.env import Environment, FormatError, grow, parse_int_rows
+from environments._optimb_util import drop_last_line, parse_pairs
+from rlve_jax.env import Environment, grow
 
 
 def cheapest_swaps(current: list[int], target: list[int], weight: dict[int, int]) -> list[tuple[int, int]]:
@@ -86,9 +86,7 @@ class SLOElephants(Environment):
         )
 
     def score(self, data, answer):
-        swaps = parse_int_rows(answer)
-        if any(len(swap) != 2 for swap in swaps):
-            raise FormatError("each line must hold two labels")
+        swaps = parse_pairs(answer)
         n = len(data["C"])
         if any(not (1 <= x <= n and 1 <= y <= n) or x == y for x, y in swaps):
             return INVALID

@@ -1,6 +1,8 @@
 """TaskArrangement: run tasks in order on one machine in consecutive batches, each batch preceded by a
 setup time S; all tasks of a batch finish together. Minimize the sum of finish time x cost factor F."""
 
+from itertools import accumulate
+
 from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
 from environments._optimb_util import ends_text, optimal_segmentation, parse_batch_ends
 from rlve_jax.env import Environment, grow
@@ -18,10 +20,7 @@ def best_schedule(times: list[int], factors: list[int], setup: int) -> tuple[int
     """A batch starting after task j delays every later task by S, so charge S x (all F from j on) when
     the batch opens: batch [j, i) costs prefixT[i] x F[j:i] + S x F[j:]."""
     n = len(times)
-    prefix_t, prefix_f = [0], [0]
-    for t, f in zip(times, factors):
-        prefix_t.append(prefix_t[-1] + t)
-        prefix_f.append(prefix_f[-1] + f)
+    prefix_t, prefix_f = list(accumulate(times, initial=0)), list(accumulate(factors, initial=0))
     return optimal_segmentation(
         n, lambda j, i: prefix_t[i] * (prefix_f[i] - prefix_f[j]) + setup * (prefix_f[n] - prefix_f[j]))
 

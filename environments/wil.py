@@ -1,6 +1,8 @@
 """WIL: set to zero one interval of at most D consecutive elements, then find the longest interval whose
 sum is at most P (POI 2015 "Wilcze doly")."""
 
+from itertools import accumulate
+
 from environments._heldout_util import INVALID, maximization_reward, times_1_1_plus_1
 from rlve_jax.env import Environment, FormatError, grow, parse_ints
 
@@ -9,9 +11,7 @@ def longest_interval(values: list[int], width: int, budget: int) -> tuple[int, l
     """(length, [l1, r1, l2, r2], 1-based): for every interval, zeroing its heaviest window of
     min(D, length) elements is best, so check each interval directly."""
     n = len(values)
-    prefix = [0]
-    for v in values:
-        prefix.append(prefix[-1] + v)
+    prefix = list(accumulate(values, initial=0))
     best = (0, [])
     for low in range(n):
         for high in range(low + best[0], n):
