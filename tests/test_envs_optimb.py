@@ -274,17 +274,13 @@ def test_min_product_permutation_and_assignment_match_brute_force():
 
 
 def test_best_prices_match_brute_force_over_all_prices():
-    rng = random.Random(4)
-    for _ in range(60):
-        n = rng.randint(1, 3)
-        top = n * (n + 1) // 2
-        customers = []
-        for _ in range(rng.randint(1, top)):
-            low = rng.randint(1, n)
-            customers.append([low, rng.randint(low, n), rng.randint(1, top)])
+    env = registry.make("MYJ")
+    for seed in range(40):
+        data = env.generate(0, seed).data
+        n, customers = data["N"], data["customers"]
         best, prices = best_prices(n, customers)
-        assert best == revenue(prices, customers) == max(
-            revenue(list(p), customers) for p in itertools.product(range(top + 2), repeat=n))
+        assert best == data["optimum"] == revenue(prices, customers) == max(
+            revenue(list(p), customers) for p in itertools.product(range(n * (n + 1) // 2 + 2), repeat=n))
 
 
 def test_best_flips_match_brute_force():
