@@ -66,6 +66,22 @@ def random_parent_tree(n: int, rng) -> list[list[int]]:
     return [[order[rng.randrange(i)], order[i]] for i in range(1, n)]
 
 
+def functional_cycles(successor: Sequence[int]) -> list[list[int]]:
+    """The cycles of the functional graph i -> successor[i], each listed along the arrows."""
+    state, found = [0] * len(successor), []  # 0 new, 1 on the current walk, 2 done
+    for start in range(len(successor)):
+        walk, v = [], start
+        while not state[v]:
+            state[v] = 1
+            walk.append(v)
+            v = successor[v]
+        if state[v] == 1:
+            found.append(walk[walk.index(v):])
+        for u in walk:
+            state[u] = 2
+    return found
+
+
 def tree_distances(n: int, edges: Sequence[Sequence[int]]) -> list[list[int]]:
     """All-pairs distances (in edges) of a tree by one BFS per vertex."""
     neighbours: list[list[int]] = [[] for _ in range(n)]

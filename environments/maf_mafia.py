@@ -3,7 +3,7 @@ order of turns to minimize or maximize (drawn per instance) the number of dead."
 
 from collections import deque
 
-from environments._optima_util import maximize_reward, minimize_reward, parse_permutation
+from environments._optima_util import functional_cycles, maximize_reward, minimize_reward, parse_permutation
 from rlve_jax.env import Environment, grow
 
 
@@ -13,22 +13,6 @@ def deaths(targets: list[int], order: list[int]) -> int:
         if alive[shooter]:
             alive[targets[shooter]] = False
     return alive.count(False)
-
-
-def cycles(targets: list[int]) -> list[list[int]]:
-    """The cycles of the functional graph i -> targets[i], each listed along the arrows."""
-    state, found = [0] * len(targets), []  # 0 new, 1 on the current walk, 2 done
-    for start in range(len(targets)):
-        walk, v = [], start
-        while not state[v]:
-            state[v] = 1
-            walk.append(v)
-            v = targets[v]
-        if state[v] == 1:
-            found.append(walk[walk.index(v):])
-        for u in walk:
-            state[u] = 2
-    return found
 
 
 def complete_order(order: list[int], n: int) -> list[int]:
@@ -61,7 +45,7 @@ def fewest_deaths_order(targets: list[int]) -> list[int]:
                 if not pending_aimers[freed] and alive[freed] and not acted[freed]:
                     queue.append(freed)
     remaining = [t if alive[v] and not acted[v] else v for v, t in enumerate(targets)]
-    for cycle in cycles(remaining):
+    for cycle in functional_cycles(remaining):
         if alive[cycle[0]] and not acted[cycle[0]]:
             order += cycle[::2]
     return complete_order(order, n)
@@ -78,7 +62,7 @@ def most_deaths_order(targets: list[int]) -> list[int]:
         has_aimer[t] = True
     on_cycle = [False] * n
     order: list[int] = []
-    all_cycles = cycles(targets)
+    all_cycles = functional_cycles(targets)
     for cycle in all_cycles:
         for v in cycle:
             on_cycle[v] = True
