@@ -1,5 +1,5 @@
-"""Shared pieces of the optimization batch A: the two ratio rewards, index answers,
-tree distances, bipartite matching and the assignment problem."""
+"""Shared pieces of the optimization batch A: the two ratio rewards, parsers for index, permutation
+and grid answers, tree distances, functional-graph cycles, bipartite matching and assignment solvers."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from bisect import bisect_right
 from collections import deque
 from typing import Sequence
 
+from environments._combob_util import adjacency
 from rlve_jax.env import Environment, FormatError, Problem, parse_ints, parse_lines
 
 
@@ -59,13 +60,6 @@ class DropLastTokenPerturbation(Environment):
         return " ".join(answer.split()[:-1])
 
 
-def random_parent_tree(n: int, rng) -> list[list[int]]:
-    """Edges [u, v] of a random labelled tree on 0..n-1 (each vertex hangs off an earlier one of a random order)."""
-    order = list(range(n))
-    rng.shuffle(order)
-    return [[order[rng.randrange(i)], order[i]] for i in range(1, n)]
-
-
 def functional_cycles(successor: Sequence[int]) -> list[list[int]]:
     """The cycles of the functional graph i -> successor[i], each listed along the arrows."""
     state, found = [0] * len(successor), []  # 0 new, 1 on the current walk, 2 done
@@ -84,10 +78,7 @@ def functional_cycles(successor: Sequence[int]) -> list[list[int]]:
 
 def tree_distances(n: int, edges: Sequence[Sequence[int]]) -> list[list[int]]:
     """All-pairs distances (in edges) of a tree by one BFS per vertex."""
-    neighbours: list[list[int]] = [[] for _ in range(n)]
-    for u, v in edges:
-        neighbours[u].append(v)
-        neighbours[v].append(u)
+    neighbours = adjacency(n, edges)
     distances = []
     for source in range(n):
         dist = [-1] * n

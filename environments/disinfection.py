@@ -9,23 +9,26 @@ from rlve_jax.env import Environment, FormatError, parse_int_rows
 
 def cheapest_cleaning(cells: list[list[list[int]]]) -> list[list[int]]:
     """Exact. A box with smallest side s is no better than s unit-thick full planes, so the task is to
-    cover every 1 by the fewest axis-parallel planes: try every set of planes across the shortest axis
-    and cover the rest with planes of the other two axes (a bipartite vertex cover, by Konig)."""
+    cover every 1 by the fewest axis-parallel planes: try every set of planes across the axis with the
+    fewest occupied layers and cover the rest with planes of the other two axes (a bipartite vertex
+    cover, by Konig)."""
     sizes = [len(cells), len(cells[0]), len(cells[0][0])]
     ones = [(x, y, z) for x, y, z in product(*map(range, sizes)) if cells[x][y][z]]
-    axis = min(range(3), key=sizes.__getitem__)
+    layers = [sorted({cell[a] for cell in ones}) for a in range(3)]  # only planes holding a 1 are worth taking
+    axis = min(range(3), key=lambda a: len(layers[a]))
     u_axis, v_axis = [a for a in range(3) if a != axis]
-    best: list[list[int]] | None = None
-    for chosen in range(1 << sizes[axis]):
+    best: list[list[int]] = [[axis, i] for i in layers[axis]]
+    for chosen in range(1 << len(layers[axis])):
+        taken = [layers[axis][i] for i in range(len(layers[axis])) if chosen >> i & 1]
+        if len(taken) >= len(best):
+            continue
         adjacent: list[list[int]] = [[] for _ in range(sizes[u_axis])]
         for cell in ones:
-            if not chosen >> cell[axis] & 1:
+            if cell[axis] not in taken:
                 adjacent[cell[u_axis]].append(cell[v_axis])
         cover_u, cover_v = min_vertex_cover(sizes[u_axis], sizes[v_axis], adjacent)
-        planes = [(axis, i) for i in range(sizes[axis]) if chosen >> i & 1]
-        planes += [(u_axis, i) for i in cover_u] + [(v_axis, i) for i in cover_v]
-        if best is None or len(planes) < len(best):
-            best = [[axis_of, index] for axis_of, index in planes]
+        if len(taken) + len(cover_u) + len(cover_v) < len(best):
+            best = [[axis, i] for i in taken] + [[u_axis, i] for i in cover_u] + [[v_axis, i] for i in cover_v]
     boxes = []
     for axis_of, index in best:
         bounds = [[1, size] for size in sizes]

@@ -1,40 +1,57 @@
 """GasFireExtinguishers (POI "Gas"): assign every room of a tree to an extinguisher site within
 distance K; a site serving L rooms needs ceil(L / S) extinguishers; minimize their total number."""
 
-from environments._optima_util import DropLastTokenPerturbation, minimize_reward, random_parent_tree, tree_distances
+from environments._combob_util import adjacency, random_tree_edges, rooted_order
+from environments._optima_util import DropLastTokenPerturbation, minimize_reward, tree_distances
 from rlve_jax.env import parse_ints
 
 
-def fewest_extinguishers(distances: list[list[int]], k: int, s: int) -> list[int]:
-    """Exact subset DP: an optimum is a partition of the rooms into groups of at most S rooms that each lie
-    within distance K of a common site; f[mask] = 1 + min f[mask - group] over groups holding mask's lowest room."""
-    n = len(distances)
-    balls = [sum(1 << u for u in range(n) if distances[v][u] <= k) for v in range(n)]
-    site_of_group = [-1] * (1 << n)
-    for group in range(1, 1 << n):
-        if bin(group).count("1") <= s:
-            site_of_group[group] = next((v for v in range(n) if group & balls[v] == group), -1)
-    full = (1 << n) - 1
-    fewest, last_group = [0] + [n + 1] * full, [0] * (1 << n)
-    for mask in range(1, full + 1):
-        low = mask & -mask
-        rest = mask ^ low
-        sub = rest
-        while True:
-            group = sub | low
-            if site_of_group[group] >= 0 and fewest[mask ^ group] + 1 < fewest[mask]:
-                fewest[mask], last_group[mask] = fewest[mask ^ group] + 1, group
-            if not sub:
-                break
-            sub = (sub - 1) & rest
-    assignment, mask = [0] * n, full
-    while mask:
-        group = last_group[mask]
-        for u in range(n):
-            if group >> u & 1:
-                assignment[u] = site_of_group[group]
-        mask ^= group
-    return assignment
+def fewest_extinguishers(n: int, edges: list[list[int]], k: int, s: int) -> list[int]:
+    """The POI greedy, bottom-up from root 0, tracking who serves whom. Every vertex passes up its rooms
+    still unserved and its sites' free slots, bucketed by distance. A room K below v can only be served
+    from v: place ceil(count / S) extinguishers there. Pairs whose distance through v is K or K - 1 would
+    be out of reach one level up, so match them now; at the root match everything within reach and put the
+    rest on the root. (Checked against an exhaustive subset DP in the tests.)"""
+    neighbours = adjacency(n, edges)
+    parent, order = rooted_order(neighbours, 0)
+    site_of = [-1] * n
+    unserved: list[list[list[int]]] = [[] for _ in range(n)]  # [v][d]: rooms at distance d below v
+    free: list[list[list[list[int]]]] = [[] for _ in range(n)]  # [v][d]: [site, free slots] at distance d
+
+    def match(sites: list[list[int]], rooms: list[int]) -> None:
+        while sites and rooms:
+            site_of[rooms.pop()] = sites[-1][0]
+            sites[-1][1] -= 1
+            if not sites[-1][1]:
+                sites.pop()
+
+    for v in reversed(order):
+        rooms: list[list[int]] = [[v]] + [[] for _ in range(k)]
+        sites: list[list[list[int]]] = [[] for _ in range(k + 1)]
+        for child in neighbours[v]:
+            if child != parent[v]:
+                for d in range(k):
+                    rooms[d + 1] += unserved[child][d]
+                    sites[d + 1] += free[child][d]
+        if rooms[k]:
+            placed = -(-len(rooms[k]) // s)
+            for room in rooms[k]:
+                site_of[room] = v
+            if placed * s > len(rooms[k]):
+                sites[0].append([v, placed * s - len(rooms[k])])
+            rooms[k] = []
+        if v:
+            for total in (k, k - 1):
+                for d in range(total + 1):
+                    match(sites[d], rooms[total - d])
+        else:
+            for d in range(k, -1, -1):
+                for e in range(k - d, -1, -1):
+                    match(sites[d], rooms[e])
+            for room in (room for bucket in rooms for room in bucket):
+                site_of[room] = v
+        unserved[v], free[v] = rooms, sites
+    return site_of
 
 
 def extinguishers(assignment: list[int], s: int) -> int:
@@ -52,12 +69,12 @@ class GasFireExtinguishers(DropLastTokenPerturbation):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_parent_tree(n, rng)
+        edges = random_tree_edges(n, rng)
         distances = tree_distances(n, edges)
         diameter = max(map(max, distances))
         k = rng.randint(1, max(1, diameter // 2))
         s = rng.randint(2, max(2, n // k))
-        assignment = fewest_extinguishers(distances, k, s)
+        assignment = fewest_extinguishers(n, edges, k, s)
         return {"N": n, "edges": edges, "K": k, "S": s, "optimum": extinguishers(assignment, s),
                 "reference": " ".join(map(str, assignment))}
 

@@ -29,8 +29,9 @@ class MaxSegmentCoverageConstraint(DropLastTokenPerturbation):
         while True:  # redraw until the limits forbid taking every segment
             segments = [sorted((rng.randint(0, 2 * n), rng.randint(0, 2 * n))) for _ in range(n)]
             planted = [i for i in range(n) if rng.random() < 0.5] or [rng.randrange(n)]
-            points = sorted(rng.sample(range(2 * n + 1), rng.randint(1, 2 * n + 1)))
-            limits = [[p, sum(segments[i][0] <= p <= segments[i][1] for i in planted)] for p in points]
+            planted_coverage = [sum(segments[i][0] <= p <= segments[i][1] for i in planted) for p in range(2 * n + 1)]
+            covered = [p for p, count in enumerate(planted_coverage) if count]  # limits where planted segments lie
+            limits = [[p, planted_coverage[p]] for p in sorted(rng.sample(covered, rng.randint(1, len(covered))))]
             chosen = most_segments(segments, limits)
             if len(chosen) < n:
                 break

@@ -12,6 +12,7 @@ def best_selection(values: list[list[int]]) -> list[str]:
     rows, columns = len(values), len(values[0])
     graph = nx.DiGraph()
     source, sink, unbounded = -1, -2, sum(map(sum, values)) + 1
+    graph.add_nodes_from((source, sink))
     for r in range(rows):
         for c in range(columns):
             cell = r * columns + c

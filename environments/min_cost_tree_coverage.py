@@ -1,31 +1,56 @@
 """MinCostTreeCoverage: choose weighted tree vertices so that every required vertex is within distance
 D of a chosen one, at minimum total weight."""
 
-from environments._optima_util import (DropLastTokenPerturbation, distinct_indices, minimize_reward,
-                                       random_parent_tree, tree_distances)
+from environments._combob_util import adjacency, random_tree_edges, rooted_order
+from environments._optima_util import DropLastTokenPerturbation, distinct_indices, minimize_reward, tree_distances
 from rlve_jax.env import grow
 
 
-def cheapest_cover(distances: list[list[int]], required: list[int], reach: int, weights: list[int]) -> list[int]:
-    """Exact DP over subsets of the required vertices: f[m] = least weight whose coverage is exactly m.
-    A vertex only adds coverage, so increasing masks are a topological order."""
-    n = len(weights)
-    covers = [sum(1 << k for k, r in enumerate(required) if distances[v][r] <= reach) for v in range(n)]
-    full = (1 << len(required)) - 1
-    inf = float("inf")
-    least, parent = [0] + [inf] * full, [(-1, -1)] * (full + 1)
-    for mask in range(full + 1):
-        if least[mask] == inf:
-            continue
-        for v in range(n):
-            wider = mask | covers[v]
-            if wider != mask and least[mask] + weights[v] < least[wider]:
-                least[wider], parent[wider] = least[mask] + weights[v], (mask, v)
-    chosen, mask = [], full
-    while mask:
-        mask, v = parent[mask]
-        chosen.append(v)
-    return sorted(chosen)
+def least_cover_weight(n: int, edges: list[list[int]], required: list[int], reach: int, weights: list[int]) -> int:
+    """Tree DP (as in JLOI 2016 "Scout guards"), rooted at 0. covered[u][j]: least weight covering every required
+    vertex of u's subtree while some chosen vertex also reaches j levels beyond u; partial[u][j]: least weight
+    covering the required vertices at depth >= j below u (shallower ones are left to a guard outside)."""
+    neighbours = adjacency(n, edges)
+    parent, order = rooted_order(neighbours, 0)
+    is_required = [False] * n
+    for v in required:
+        is_required[v] = True
+    unreachable = sum(weights) + 1
+    covered: list[list[int]] = [[] for _ in range(n)]
+    partial: list[list[int]] = [[] for _ in range(n)]
+    for u in reversed(order):
+        full = [weights[u] if is_required[u] else 0] + [weights[u]] * reach + [unreachable]
+        part = [full[0]] + [0] * (reach + 1)
+        for v in neighbours[u]:
+            if v == parent[u]:
+                continue
+            for j in range(reach, -1, -1):  # u's side reaches into v's subtree, or v's guard reaches u's side
+                full[j] = min(full[j] + partial[v][j], part[j + 1] + covered[v][j + 1])
+            for j in range(reach - 1, -1, -1):
+                full[j] = min(full[j], full[j + 1])
+            part[0] = full[0]
+            for j in range(1, reach + 2):
+                part[j] += partial[v][j - 1]
+            for j in range(1, reach + 2):
+                part[j] = min(part[j], part[j - 1])
+        covered[u], partial[u] = full, part
+    return covered[0][0]
+
+
+def cheapest_cover(n: int, edges: list[list[int]], required: list[int], reach: int, weights: list[int]) -> list[int]:
+    """An optimal set by self-reduction: forbid each vertex in turn (a prohibitive weight) unless that raises
+    the optimum, in which case it belongs to every remaining optimum and is taken (weight 0 from then on)."""
+    weights = list(weights)
+    prohibitive = sum(weights) + 1
+    remaining = least_cover_weight(n, edges, required, reach, weights)
+    chosen = []
+    for v in range(n):
+        original, weights[v] = weights[v], prohibitive
+        if least_cover_weight(n, edges, required, reach, weights) != remaining:
+            weights[v] = 0
+            remaining -= original
+            chosen.append(v)
+    return chosen
 
 
 class MinCostTreeCoverage(DropLastTokenPerturbation):
@@ -36,12 +61,11 @@ class MinCostTreeCoverage(DropLastTokenPerturbation):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_parent_tree(n, rng)
-        distances = tree_distances(n, edges)
+        edges = random_tree_edges(n, rng)
         required = [v for v in range(n) if rng.random() < 0.5] or [rng.randrange(n)]
-        reach = rng.randint(1, max(1, max(map(max, distances)) // 2))
+        reach = rng.randint(1, max(1, max(map(max, tree_distances(n, edges))) // 2))
         weights = [rng.randint(1, n) for _ in range(n)]
-        chosen = cheapest_cover(distances, required, reach, weights)
+        chosen = cheapest_cover(n, edges, required, reach, weights)
         return {"N": n, "edges": edges, "required": required, "D": reach, "W": weights,
                 "optimum": sum(weights[v] for v in chosen), "reference": " ".join(map(str, chosen))}
 
