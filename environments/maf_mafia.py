@@ -57,9 +57,6 @@ def most_deaths_order(targets: list[int]) -> list[int]:
     before the ones aiming at him, which kills every gangster with an aimer (c_0 included if a tree hangs on
     it; a pure cycle keeps c_0, a lone self-aimer shoots himself)."""
     n = len(targets)
-    has_aimer = [False] * n
-    for t in targets:
-        has_aimer[t] = True
     on_cycle = [False] * n
     order: list[int] = []
     all_cycles = functional_cycles(targets)

@@ -80,7 +80,8 @@ class MaxNoConflictingBombs(Environment):
         grid = data["grid"]
         rows, columns = len(grid), len(grid[0])
         result = parse_char_grid(answer, rows, columns, "*x#B")
-        if any(new != old and (new, old) != ("B", "*") for line, row in zip(result, grid) for new, old in zip(line, row)):
+        cells = [(new, old) for line, row in zip(result, grid) for new, old in zip(line, row)]
+        if any(new != old and (new, old) != ("B", "*") for new, old in cells):  # only * may become B
             return -0.5
         row_id, column_id = segment_ids(grid)
         bombs = [(r, c) for r in range(rows) for c in range(columns) if result[r][c] == "B"]

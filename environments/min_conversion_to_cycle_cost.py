@@ -31,16 +31,15 @@ def cheapest_cycle(successor: list[int], costs: list[int]) -> list[int]:
         incoming[v].append(u)
     # a pointer u -> v lies on a cycle iff u does; on equal costs prefer keeping one off the cycles
     kept_into = [max(into, key=lambda u: (costs[u], not on_cycle[u]), default=-1) for into in incoming]
+    off_cycle_best = [max((u for u in into if not on_cycle[u]), key=costs.__getitem__, default=-1) for into in incoming]
+
+    def loss(v: int) -> int:  # giving up the cycle pointer into v for the best one from off the cycle (or none)
+        return costs[kept_into[v]] - (costs[off_cycle_best[v]] if off_cycle_best[v] >= 0 else 0)
+
     for cycle in cycles:
         if all(on_cycle[kept_into[v]] for v in cycle):
-            def fallback(v: int) -> int:  # the costliest pointer into v from off the cycle, or -1
-                return max((u for u in incoming[v] if not on_cycle[u]), key=costs.__getitem__, default=-1)
-
-            def loss(v: int) -> int:
-                return costs[kept_into[v]] - (costs[fallback(v)] if fallback(v) >= 0 else 0)
-
             v = min(cycle, key=loss)
-            kept_into[v] = fallback(v)
+            kept_into[v] = off_cycle_best[v]
     kept = [False] * n
     for v in range(n):
         if kept_into[v] >= 0:

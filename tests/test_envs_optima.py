@@ -12,7 +12,7 @@ from environments._optima_util import (longest_non_decreasing, min_cost_assignme
                                        tree_distances)
 from environments.axis_k_center import best_centers, total_distance
 from environments.bez_minimalist_security import extreme_assignment
-from environments.circulating_grid import MOVES, changes, fewest_changes, target
+from environments.circulating_grid import changes, fewest_changes, target
 from environments.cleaning_up import batches_cost, best_batches
 from environments.cornfield import best_operations, raised
 from environments.difference_constraint_system_dag import HOLDS, least_solution
@@ -112,14 +112,13 @@ def test_circulating_grid():
             if sorted(target(rows, columns, r, c, a) for a, (r, c) in zip(arrows, cells)) == list(range(len(cells))))
         assert changes(grid, best) == brute
         assert sorted(target(rows, columns, r, c, best[r][c]) for r, c in cells) == list(range(len(cells)))
-    assert set(MOVES) == set("LRUD")
 
 
 def test_cleaning_up():
     for rng in rngs():
         n = rng.randint(1, 8)
         array = [rng.randint(1, 3) for _ in range(n)]
-        brute = min(batches_cost(array, list(cuts) + [n]) for cuts in subsets(n - 1) for cuts in [[c + 1 for c in cuts]])
+        brute = min(batches_cost(array, [c + 1 for c in cuts] + [n]) for cuts in subsets(n - 1))
         assert batches_cost(array, best_batches(array)) == brute
 
 
@@ -289,8 +288,8 @@ def test_max_non_adjacent():
         values, k = [rng.randint(1, n) for _ in range(n)], rng.randint(2, n // 2)
         chosen = best_positions(values, k)
         assert len(chosen) == k and all(b - a > 1 for a, b in zip(chosen, chosen[1:]))
-        assert sum(values[i] for i in chosen) == max(sum(values[i] for i in c) for c in itertools.combinations(range(n), k)
-                                                     if all(b - a > 1 for a, b in zip(c, c[1:])))
+        spread = [c for c in itertools.combinations(range(n), k) if all(b - a > 1 for a, b in zip(c, c[1:]))]
+        assert sum(values[i] for i in chosen) == max(sum(values[i] for i in c) for c in spread)
 
 
 def test_max_tree_constrained_permutation():
@@ -416,8 +415,8 @@ def test_min_conversion_to_cycle():
         successor, costs = [rng.randrange(n) for _ in range(n)], [rng.randint(1, n) for _ in range(n)]
         result = cheapest_cycle(successor, costs)
         assert is_single_cycle(result)
-        assert conversion_cost(successor, costs, result) == min(
-            conversion_cost(successor, costs, list(p)) for p in itertools.permutations(range(n)) if is_single_cycle(list(p)))
+        cycles = [list(p) for p in itertools.permutations(range(n)) if is_single_cycle(list(p))]
+        assert conversion_cost(successor, costs, result) == min(conversion_cost(successor, costs, p) for p in cycles)
 
 
 def test_min_cost_reducing_lnds():
