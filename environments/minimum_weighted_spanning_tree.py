@@ -1,0 +1,122 @@
+"""MinimumWeightedSpanningTree: a spanning tree and a root minimizing the sum of edge weight times depth."""
+
+from environments._graphb_util import (DENSITIES_01_10, INF, edge_lines, is_spanning_tree, neighbours,
+                                       random_connected_graph, rooted, undirected_density_levels)
+from rlve_jax.env import Environment, FormatError, parse_ints
+
+
+def min_depth_weighted_tree(n: int, edges: list[list[int]]) -> tuple[int, int, list[list[int]]]:
+    """(optimum, root, tree edges) by a DP over layers: `mask` holds the vertices of depth <= k and a new
+    layer S at depth k+1 hangs each vertex on its cheapest edge into `mask`. Charging depth k+1 to a vertex
+    whose parent is shallower only overestimates, and the true layering of an optimal tree is reachable,
+    so the minimum is exact."""
+    weight = [[INF] * n for _ in range(n)]
+    for u, v, w in edges:
+        weight[u][v] = weight[v][u] = w
+    full = (1 << n) - 1
+    link = [[INF] * n for _ in range(1 << n)]  # cheapest edge from v into the mask
+    for mask in range(1, 1 << n):
+        low = (mask & -mask).bit_length() - 1
+        rest = link[mask & (mask - 1)]
+        link[mask] = [min(rest[v], weight[low][v]) for v in range(n)]
+    layer_costs: dict[int, dict[int, float]] = {}
+
+    def costs_of(mask: int) -> dict[int, float]:
+        """Cost of hanging each non-empty subset of the complement on `mask` (unit depth)."""
+        if mask not in layer_costs:
+            row, table, complement = link[mask], {0: 0}, full ^ mask
+            sub = complement
+            subsets = []
+            while sub:
+                subsets.append(sub)
+                sub = (sub - 1) & complement
+            for sub in reversed(subsets):  # increasing order, so sub without its lowest bit is known
+                low = (sub & -sub).bit_length() - 1
+                table[sub] = table[sub & (sub - 1)] + row[low]
+            del table[0]
+            layer_costs[mask] = {s: c for s, c in table.items() if c < INF}
+        return layer_costs[mask]
+
+    frontier = {1 << r: 0 for r in range(n)}
+    came_from: list[dict[int, tuple[int, int]]] = [{}]
+    best = (INF, 0, 0)  # (cost, depth, mask=full)
+    for depth in range(1, n):
+        layer: dict[int, float] = {}
+        parents: dict[int, tuple[int, int]] = {}
+        for mask, cost in frontier.items():
+            for sub, extra in costs_of(mask).items():
+                total = cost + depth * extra
+                if total < layer.get(mask | sub, INF):
+                    layer[mask | sub], parents[mask | sub] = total, (mask, sub)
+        came_from.append(parents)
+        if full in layer and layer[full] < best[0]:
+            best = (layer[full], depth, full)
+        frontier = {m: c for m, c in layer.items() if m != full}
+    optimum, depth, mask = best
+    tree = []
+    while depth > 0:
+        previous, sub = came_from[depth][mask]
+        for v in range(n):
+            if sub >> v & 1:
+                parent = min((u for u in range(n) if previous >> u & 1), key=lambda u: weight[u][v])
+                tree.append([parent, v])
+        mask, depth = previous, depth - 1
+    return int(optimum), mask.bit_length() - 1, tree
+
+
+def depth_weighted_cost(n: int, edges: list[list[int]], root: int, tree: list[list[int]]) -> int:
+    """Sum over tree edges of weight times the depth of the endpoint farther from the root."""
+    weight = {(min(u, v), max(u, v)): w for u, v, w in edges}
+    parent, order = rooted(neighbours(n, tree), root)
+    depth = [0] * n
+    total = 0
+    for v in order[1:]:
+        depth[v] = depth[parent[v]] + 1
+        total += weight[min(v, parent[v]), max(v, parent[v])] * depth[v]
+    return total
+
+
+class MinimumWeightedSpanningTree(Environment):
+    name = "MinimumWeightedSpanningTree"
+
+    def levels(self, difficulty):
+        n = 3 + difficulty
+        return undirected_density_levels(n, DENSITIES_01_10, min_edges=n)  # more than N-1 edges
+
+    def sample(self, params, rng):
+        n = params["N"]
+        pairs = random_connected_graph(n, int(params["edge_density"] * n * (n - 1) / 2), rng)
+        edges = [[u, v, rng.randint(0, n)] for u, v in pairs]
+        optimum, root, tree = min_depth_weighted_tree(n, edges)
+        return {"N": n, "edges": edges, "optimum": optimum,
+                "reference": " ".join([str(root)] + [f"{u} {v}" for u, v in tree])}
+
+    def prompt(self, data):
+        n = data["N"]
+        return (
+            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. Its edges are listed "
+            f"below, each as (u, v, w): an edge between u and v with weight w.\n{edge_lines(data['edges'])}\n\n"
+            f"Choose a spanning tree of the graph (exactly {n - 1} of the edges above, connecting all vertices) and "
+            "a root vertex. The depth of a vertex is the number of edges on its tree path to the root (the root "
+            "has depth 0). The cost of an edge (u, v, w) of the tree is w times the depth of whichever of u and v "
+            "is farther from the root. Minimize the total cost of the tree.\n\n"
+            "Output Format: a single line `r u1 v1 u2 v2 ...`: the root r followed by the endpoints of each tree "
+            "edge, all separated by spaces."
+        )
+
+    def score(self, data, answer):
+        values = parse_ints(answer)
+        if len(values) % 2 == 0:
+            raise FormatError("expected a root and pairs of endpoints")
+        n, root, pairs = data["N"], values[0], list(zip(values[1::2], values[2::2]))
+        present = {(min(u, v), max(u, v)) for u, v, _ in data["edges"]}
+        if not 0 <= root < n or any((min(u, v), max(u, v)) not in present for u, v in pairs):
+            return -0.5
+        if not is_spanning_tree(n, pairs):
+            return -0.5
+        cost = depth_weighted_cost(n, data["edges"], root, [list(p) for p in pairs])
+        return 1.0 if cost == 0 else (data["optimum"] / cost) ** 5
+
+    def perturb(self, problem, answer):
+        """An out-of-range root: zero-weight edges make other trees just as cheap as the reference."""
+        return " ".join([str(problem.data["N"])] + answer.split()[1:])
