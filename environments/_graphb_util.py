@@ -11,7 +11,8 @@ import random
 from collections import deque
 from typing import Sequence
 
-from rlve_jax.env import FormatError, grow, parse_ints
+from environments._weighted_digraph import all_pairs_shortest
+from rlve_jax.env import Environment, FormatError, grow, parse_int, parse_ints
 
 # Knob sweeps of the original controllers (catalog notation {a..b}).
 DENSITIES_01_10 = tuple(round(0.1 * i, 1) for i in range(1, 11))
@@ -61,12 +62,26 @@ def extra_pairs(n: int, existing: Sequence[Sequence[int]], count: int, rng: rand
     return [p if rng.random() < 0.5 else p[::-1] for p in chosen]
 
 
+def extra_arcs(n: int, existing: Sequence[Sequence[int]], count: int, rng: random.Random) -> list[list[int]]:
+    """`count` random directed pairs (s, t), s != t, not among `existing` (fewer if the digraph fills up)."""
+    taken = {(s, t) for s, t in existing}
+    candidates = [[s, t] for s in range(n) for t in range(n) if s != t and (s, t) not in taken]
+    return rng.sample(candidates, max(0, min(count, len(candidates))))
+
+
 def random_connected_graph(n: int, m: int, rng: random.Random) -> list[list[int]]:
     """A connected simple graph with m >= n-1 edges: a random spanning tree plus random extra edges, shuffled."""
     edges = prufer_tree(n, rng)
     edges += extra_pairs(n, edges, m - len(edges), rng)
     rng.shuffle(edges)
     return edges
+
+
+def weighted_density_graph(params: dict, low: int, high: int, rng: random.Random) -> list[list[int]]:
+    """A connected graph with floor(edge_density * N(N-1)/2) edges, each weighted U[low, high]."""
+    n = params["N"]
+    pairs = random_connected_graph(n, int(params["edge_density"] * n * (n - 1) / 2), rng)
+    return [[u, v, rng.randint(low, high)] for u, v in pairs]
 
 
 def neighbours(n: int, edges: Sequence[Sequence[int]]) -> list[list[int]]:
@@ -101,42 +116,12 @@ def bfs_distances(adjacent: Sequence[Sequence[int]], source: int) -> list[float]
     return dist
 
 
-def dijkstra(adjacent: Sequence[Sequence[tuple[int, int]]], source: int) -> list[float]:
-    """Weighted distances from `source` over (neighbour, weight) lists (INF where unreachable)."""
-    dist: list[float] = [INF] * len(adjacent)
-    dist[source] = 0
-    heap = [(0, source)]
-    while heap:
-        du, u = heapq.heappop(heap)
-        if du > dist[u]:
-            continue
-        for v, w in adjacent[u]:
-            if du + w < dist[v]:
-                dist[v] = du + w
-                heapq.heappush(heap, (du + w, v))
-    return dist
-
-
 def all_pairs_distances(n: int, edges: Sequence[Sequence[int]]) -> list[list[float]]:
     """All-pairs shortest path lengths of an undirected graph, weighted if edges are [u, v, w]."""
     if edges and len(edges[0]) == 3:
-        adjacent = weighted_neighbours(n, edges)
-        return [dijkstra(adjacent, s) for s in range(n)]
+        return all_pairs_shortest(n, [[u, v, w] for u, v, w in edges] + [[v, u, w] for u, v, w in edges])[0]
     unweighted = neighbours(n, edges)
     return [bfs_distances(unweighted, s) for s in range(n)]
-
-
-def rooted(adjacent: Sequence[Sequence[int]], root: int) -> tuple[list[int], list[int]]:
-    """(parent list with -1 at the root, vertices in BFS order) of a tree given by adjacency lists."""
-    parent = [-1] * len(adjacent)
-    order, seen = [root], [False] * len(adjacent)
-    seen[root] = True
-    for u in order:
-        for v in adjacent[u]:
-            if not seen[v]:
-                seen[v], parent[v] = True, u
-                order.append(v)
-    return parent, order
 
 
 def is_spanning_tree(n: int, pairs: Sequence[Sequence[int]]) -> bool:
@@ -164,6 +149,22 @@ def edge_lines(edges: Sequence[Sequence[int]]) -> str:
     return "\n".join("(" + ", ".join(map(str, e)) + ")" for e in edges)
 
 
+def graph_text(kind: str, n: int, edges: Sequence[Sequence[int]], weight: str = "", directed: bool = False,
+               first: int = 0) -> str:
+    """The opening of a prompt: a `kind` ("tree", "undirected graph", ...) on labels first..first+n-1 and its
+    edge list; `weight` names the third entry of weighted edges ("weight", "length")."""
+    article = "an" if kind[0] in "aeiou" else "a"
+    if directed:
+        form = f"(s, t, w): an edge from s to t with {weight} w" if weight else "(s, t): an edge from s to t"
+        listing = f"Its edges are listed below, each as {form}."
+    elif weight:
+        listing = f"Its edges are listed below, each as (u, v, w): an edge between u and v with {weight} w."
+    else:
+        listing = "Its edges are:"
+    return (f"You are given {article} {kind} with {n} vertices, labeled from {first} to {first + n - 1}. "
+            f"{listing}\n{edge_lines(edges)}\n\n")
+
+
 def parse_pairs(values: Sequence[int]) -> list[tuple[int, int]]:
     """Consecutive integers as pairs `u1 v1 u2 v2 ...`; an odd count is a format error."""
     if len(values) % 2:
@@ -171,7 +172,16 @@ def parse_pairs(values: Sequence[int]) -> list[tuple[int, int]]:
     return list(zip(values[::2], values[1::2]))
 
 
-def parse_vertices(answer: str, n: int) -> list[int] | None:
-    """Whitespace-separated vertex ids; None (the invalid reward) if one is outside 0..n-1."""
+def distinct_vertices(answer: str, n: int, count: int) -> list[int] | None:
+    """Exactly `count` distinct vertex ids in 0..n-1, or None (the invalid reward)."""
     values = parse_ints(answer)
-    return values if all(0 <= v < n for v in values) else None
+    if len(values) != count or len(set(values)) != count or any(not 0 <= v < n for v in values):
+        return None
+    return values
+
+
+class ExactIntegerEnvironment(Environment):
+    """The answer is the single integer in data["reference"]: 1 if equal, else 0."""
+
+    def score(self, data, answer):
+        return float(parse_int(answer) == int(data["reference"]))

@@ -1,7 +1,7 @@
 """MinimumSteinerTree: a minimum-weight connected set of edges joining K terminal vertices."""
 
-from environments._graphb_util import (DENSITIES_01_10, edge_lines, parse_pairs, random_connected_graph,
-                                       undirected_density_levels)
+from environments._graphb_util import (DENSITIES_01_10, graph_text, parse_pairs, undirected_density_levels,
+                                       weighted_density_graph)
 from rlve_jax.env import Environment, parse_ints
 
 
@@ -51,8 +51,7 @@ class MinimumSteinerTree(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        pairs = random_connected_graph(n, int(params["edge_density"] * n * (n - 1) / 2), rng)
-        edges = [[u, v, rng.randint(1, n)] for u, v in pairs]
+        edges = weighted_density_graph(params, 1, n, rng)
         terminals = sorted(rng.sample(range(n), rng.randint(3, min(20, n - 1))))
         optimum, tree = steiner_tree(n, edges, terminals)
         return {"N": n, "edges": edges, "terminals": terminals, "optimum": optimum,
@@ -61,8 +60,7 @@ class MinimumSteinerTree(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. Its edges are listed "
-            f"below, each as (u, v, w): an edge between u and v with weight w.\n{edge_lines(data['edges'])}\n\n"
+            graph_text("undirected graph", n, data["edges"], weight="weight") +
             f"Select a set of edges that connects all of the following terminal vertices: "
             f"{' '.join(map(str, data['terminals']))}. The selected edges must form a single connected subgraph "
             "that contains every terminal (other vertices may be used too). Minimize the total weight of the "

@@ -1,7 +1,8 @@
 """MinimumWeightedSpanningTree: a spanning tree and a root minimizing the sum of edge weight times depth."""
 
-from environments._graphb_util import (DENSITIES_01_10, INF, edge_lines, is_spanning_tree, neighbours,
-                                       random_connected_graph, rooted, undirected_density_levels)
+from environments._combob_util import rooted_order
+from environments._graphb_util import (DENSITIES_01_10, INF, graph_text, is_spanning_tree, neighbours,
+                                       undirected_density_levels, weighted_density_graph)
 from rlve_jax.env import Environment, FormatError, parse_ints
 
 
@@ -67,7 +68,7 @@ def min_depth_weighted_tree(n: int, edges: list[list[int]]) -> tuple[int, int, l
 def depth_weighted_cost(n: int, edges: list[list[int]], root: int, tree: list[list[int]]) -> int:
     """Sum over tree edges of weight times the depth of the endpoint farther from the root."""
     weight = {(min(u, v), max(u, v)): w for u, v, w in edges}
-    parent, order = rooted(neighbours(n, tree), root)
+    parent, order = rooted_order(neighbours(n, tree), root)
     depth = [0] * n
     total = 0
     for v in order[1:]:
@@ -85,8 +86,7 @@ class MinimumWeightedSpanningTree(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        pairs = random_connected_graph(n, int(params["edge_density"] * n * (n - 1) / 2), rng)
-        edges = [[u, v, rng.randint(0, n)] for u, v in pairs]
+        edges = weighted_density_graph(params, 0, n, rng)
         optimum, root, tree = min_depth_weighted_tree(n, edges)
         return {"N": n, "edges": edges, "optimum": optimum,
                 "reference": " ".join([str(root)] + [f"{u} {v}" for u, v in tree])}
@@ -94,8 +94,7 @@ class MinimumWeightedSpanningTree(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. Its edges are listed "
-            f"below, each as (u, v, w): an edge between u and v with weight w.\n{edge_lines(data['edges'])}\n\n"
+            graph_text("undirected graph", n, data["edges"], weight="weight") +
             f"Choose a spanning tree of the graph (exactly {n - 1} of the edges above, connecting all vertices) and "
             "a root vertex. The depth of a vertex is the number of edges on its tree path to the root (the root "
             "has depth 0). The cost of an edge (u, v, w) of the tree is w times the depth of whichever of u and v "

@@ -4,8 +4,7 @@ vertices can have."""
 import functools
 import math
 
-from environments._graphb_util import grow_n
-from rlve_jax.env import Environment, parse_int
+from environments._graphb_util import ExactIntegerEnvironment, grow_n
 
 
 @functools.cache
@@ -51,7 +50,7 @@ def min_asymmetric_edges(n: int) -> int:
     return n - components
 
 
-class MostNumEdge_NonSelfIsomorphism(Environment):
+class MostNumEdge_NonSelfIsomorphism(ExactIntegerEnvironment):
     name = "MostNumEdge_NonSelfIsomorphism"
 
     def levels(self, difficulty):
@@ -70,6 +69,3 @@ class MostNumEdge_NonSelfIsomorphism(Environment):
             f"permutation. What is the maximum number of edges of an asymmetric graph with {n} vertices?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

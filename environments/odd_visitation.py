@@ -1,6 +1,6 @@
 """OddVisitation: a walk in a connected graph that visits every vertex an odd number of times."""
 
-from environments._graphb_util import edge_lines, extra_pairs, grow_n, neighbours, prufer_tree
+from environments._graphb_util import extra_pairs, graph_text, grow_n, neighbours, prufer_tree
 from rlve_jax.env import Environment, parse_ints
 
 RATIOS = tuple(round(1.0 + 0.1 * i, 1) for i in range(11))  # 1.0, 1.1, ..., 2.0
@@ -51,8 +51,7 @@ class OddVisitation(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given a connected undirected graph with {n} vertices, labeled from 0 to {n - 1}. "
-            f"Its edges are:\n{edge_lines(data['edges'])}\n\n"
+            graph_text("connected undirected graph", n, data["edges"]) +
             "Find a walk v1, v2, ..., vk in this graph (every two consecutive vertices must be joined by an edge; "
             "vertices and edges may repeat; the walk may start and end anywhere) in which every vertex of the "
             "graph appears an odd number of times.\n\n"

@@ -1,12 +1,13 @@
 """Patrol (APIO 2010): add K new roads to a tree so the shortest patrol covering all roads is shortest."""
 
-from environments._graphb_util import bfs_distances, edge_lines, grow_n, neighbours, prufer_tree, rooted
-from rlve_jax.env import Environment, parse_int
+from environments._combob_util import rooted_order
+from environments._graphb_util import (ExactIntegerEnvironment, bfs_distances, edge_lines, grow_n, neighbours,
+                                       prufer_tree)
 
 
 def max_path_sum(adjacent: list[list[int]], weight: dict[tuple[int, int], int]) -> int:
     """Heaviest path (possibly a single vertex, weight 0) in a tree with edge weights."""
-    parent, order = rooted(adjacent, 0)
+    parent, order = rooted_order(adjacent, 0)
     down = [0] * len(adjacent)  # heaviest downward path from each vertex
     best = 0
     for v in reversed(order):
@@ -29,7 +30,7 @@ def shortest_patrol(n: int, edges: list[list[int]], k: int) -> int:
     diameter = int(dist[other])
     total = 2 * (n - 1) - diameter + 1
     if k == 2:
-        parent, _ = rooted(adjacent, far)
+        parent, _ = rooted_order(adjacent, far)
         weight = {(min(u, v), max(u, v)): 1 for u, v in edges}
         v = other
         while v != far:
@@ -39,7 +40,7 @@ def shortest_patrol(n: int, edges: list[list[int]], k: int) -> int:
     return total
 
 
-class Patrol(Environment):
+class Patrol(ExactIntegerEnvironment):
     name = "Patrol"
 
     def levels(self, difficulty):
@@ -65,6 +66,3 @@ class Patrol(Environment):
             "car has to drive?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -1,7 +1,7 @@
 """POLPolarization (POI 2011): orient the edges of a tree to maximize the number of reachable ordered pairs."""
 
-from environments._graphb_util import edge_lines, neighbours, prufer_tree, rooted
-from rlve_jax.env import Environment, parse_int
+from environments._combob_util import rooted_order
+from environments._graphb_util import ExactIntegerEnvironment, graph_text, neighbours, prufer_tree
 
 
 def max_reachable_pairs(n: int, edges: list[list[int]]) -> int:
@@ -11,7 +11,7 @@ def max_reachable_pairs(n: int, edges: list[list[int]]) -> int:
     adjacent = neighbours(n, edges)
     best = 0
     for hub in range(n):
-        parent, order = rooted(adjacent, hub)
+        parent, order = rooted_order(adjacent, hub)
         depth, size = [0] * n, [1] * n
         for v in order[1:]:
             depth[v] = depth[parent[v]] + 1
@@ -25,7 +25,7 @@ def max_reachable_pairs(n: int, edges: list[list[int]]) -> int:
     return best
 
 
-class POLPolarization(Environment):
+class POLPolarization(ExactIntegerEnvironment):
     name = "POLPolarization"
 
     def levels(self, difficulty):
@@ -39,13 +39,9 @@ class POLPolarization(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given a tree with {n} vertices, labeled from 0 to {n - 1}. Its edges are:\n"
-            f"{edge_lines(data['edges'])}\n\n"
+            graph_text("tree", n, data["edges"]) +
             "Give every edge a direction (turning the tree into a directed graph). Count the ordered pairs "
             "(u, v) of distinct vertices such that v can be reached from u by following directed edges. What is "
             "the maximum possible number of such pairs over all ways to direct the edges?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

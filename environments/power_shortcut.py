@@ -2,7 +2,7 @@
 
 from collections import deque
 
-from environments._graphb_util import edge_lines, grow_n
+from environments._graphb_util import extra_arcs, graph_text, grow_n
 from rlve_jax.env import Environment, parse_ints
 
 DENSITIES = (0.01, 0.02, 0.03)
@@ -41,9 +41,7 @@ class PowerShortcut(Environment):
         n = params["N"]
         path = [0] + rng.sample(range(1, n - 1), n - 2) + [n - 1]
         edges = [[s, t] for s, t in zip(path, path[1:])]
-        taken = {(s, t) for s, t in edges}
-        candidates = [(s, t) for s in range(n) for t in range(n) if s != t and (s, t) not in taken]
-        edges += [list(p) for p in rng.sample(candidates, min(len(candidates), int(params["edge_density"] * n * (n - 1))))]
+        edges += extra_arcs(n, edges, int(params["edge_density"] * n * (n - 1)), rng)
         rng.shuffle(edges)
         hops = hop_targets(n, edges, params["K"])
         previous = [-1] * n
@@ -65,8 +63,7 @@ class PowerShortcut(Environment):
         n, k = data["N"], data["K"]
         powers = ", ".join(str(2 ** i) for i in range(k + 1))
         return (
-            f"You are given a directed graph with {n} vertices, labeled from 0 to {n - 1}. Its edges are listed "
-            f"below, each as (s, t): an edge from s to t.\n{edge_lines(data['edges'])}\n\n"
+            graph_text("directed graph", n, data["edges"], directed=True) +
             f"In one jump you may move from vertex u to vertex v if the graph has a walk from u to v (following "
             f"edge directions; vertices and edges may repeat) with exactly 2^j edges for some 0 <= j <= {k}, "
             f"i.e. {powers} edges. Find a sequence of jumps from vertex 0 to vertex {n - 1} using as few jumps as "

@@ -1,7 +1,7 @@
 """SpyNetwork (the "spy network" bribery problem): the cheapest set of bribable vertices from which every
 vertex of a digraph is reachable."""
 
-from environments._graphb_util import grow_n
+from environments._graphb_util import extra_arcs, grow_n
 from rlve_jax.env import Environment, parse_ints
 
 DENSITIES = tuple(round(0.01 * i, 2) for i in range(1, 16))  # 0.01, 0.02, ..., 0.15
@@ -56,10 +56,7 @@ class SpyNetwork(Environment):
                 cost[v] = rng.randint(1, n)
             else:  # cannot be bribed: someone earlier in the order exposes it, so a solution exists
                 edges.append([order[rng.randrange(i)], v])
-        taken = {(s, t) for s, t in edges}
-        candidates = [(s, t) for s in range(n) for t in range(n) if s != t and (s, t) not in taken]
-        count = min(len(candidates), int(params["edge_density"] * n * (n - 1)))
-        edges += [list(p) for p in rng.sample(candidates, count)]
+        edges += extra_arcs(n, edges, int(params["edge_density"] * n * (n - 1)), rng)
         rng.shuffle(edges)
         chosen = cheapest_sources(n, edges, cost)
         return {"N": n, "edges": edges, "cost": cost, "optimum": sum(cost[v] for v in chosen),

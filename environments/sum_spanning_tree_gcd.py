@@ -1,8 +1,7 @@
 """SumSpanningTreeGCD: the sum over all spanning trees of the gcd of their edge weights, modulo a prime."""
 
 from environments._combob_util import ModCountingEnvironment
-from environments._graphb_util import (DENSITIES_01_09, edge_lines, extra_pairs, prufer_tree,
-                                       undirected_density_levels)
+from environments._graphb_util import DENSITIES_01_09, extra_pairs, graph_text, prufer_tree, undirected_density_levels
 
 MOD = 998244353
 
@@ -74,8 +73,7 @@ class SumSpanningTreeGCD(ModCountingEnvironment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. Its edges are listed "
-            f"below, each as (u, v, w): an edge between u and v with weight w.\n{edge_lines(data['edges'])}\n\n"
+            graph_text("undirected graph", n, data["edges"], weight="weight") +
             "For a spanning tree T of this graph (a set of edges connecting all vertices without cycles), let "
             "gcd(T) be the greatest common divisor of the weights of its edges. Compute the sum of gcd(T) over all "
             f"spanning trees T of the graph, modulo {data['mod']}.\n\n"

@@ -1,7 +1,7 @@
 """ThreeVertexCycleCounting: the number of triangles in an undirected graph."""
 
 from environments._combob_util import CountingEnvironment
-from environments._graphb_util import edge_lines, extra_pairs, grow_n
+from environments._graphb_util import extra_pairs, graph_text, grow_n
 
 RATIOS = tuple(round(1.0 + 0.1 * i, 1) for i in range(21))  # 1.0, 1.1, ..., 3.0
 
@@ -29,8 +29,7 @@ class ThreeVertexCycleCounting(CountingEnvironment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given an undirected graph with {n} vertices, labeled from 0 to {n - 1}. Its edges are:\n"
-            f"{edge_lines(data['edges'])}\n\n"
+            graph_text("undirected graph", n, data["edges"]) +
             "How many triangles does the graph contain, i.e. unordered triples of distinct vertices that are "
             "pairwise joined by edges?\n\n"
             "Output Format: a single integer."

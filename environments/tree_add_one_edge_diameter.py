@@ -1,6 +1,6 @@
 """TreeAddOneEdgeDiameter: add one edge of weight L to a weighted tree to minimize the graph's diameter."""
 
-from environments._graphb_util import all_pairs_distances, edge_lines, prufer_tree
+from environments._graphb_util import all_pairs_distances, graph_text, prufer_tree
 from rlve_jax.env import Environment, FormatError, parse_ints
 
 
@@ -28,8 +28,7 @@ class TreeAddOneEdgeDiameter(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given a tree with {n} vertices, labeled from 0 to {n - 1}. Its edges are listed below, each "
-            f"as (u, v, w): an edge between u and v with length w.\n{edge_lines(data['edges'])}\n\n"
+            graph_text("tree", n, data["edges"], weight="length") +
             f"Add exactly one new edge of length {data['L']} between two vertices x and y of your choice. The "
             "diameter of the resulting graph is the largest shortest-path distance between any two vertices. "
             "Choose x and y to minimize this diameter.\n\n"

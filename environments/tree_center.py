@@ -1,6 +1,6 @@
 """TreeCenter: the vertex r of a weighted tree minimizing sum over u of dist(u, r) * C[u]."""
 
-from environments._graphb_util import all_pairs_distances, edge_lines, prufer_tree
+from environments._graphb_util import all_pairs_distances, graph_text, prufer_tree
 from rlve_jax.env import Environment, parse_int
 
 
@@ -26,8 +26,7 @@ class TreeCenter(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given a tree with {n} vertices, labeled from 0 to {n - 1}. Its edges are listed below, each "
-            f"as (u, v, w): an edge between u and v with length w.\n{edge_lines(data['edges'])}\n\n"
+            graph_text("tree", n, data["edges"], weight="length") +
             f"Each vertex u has a cost C[u]: {' '.join(f'C[{u}]={c}' for u, c in enumerate(data['C']))}\n\n"
             "Choose a vertex r that minimizes the sum over all vertices u of dist(u, r) * C[u], where dist(u, r) "
             "is the total length of the path between u and r.\n\n"

@@ -1,7 +1,7 @@
 """TreeChangeOneEdgeDiameter: swap one tree edge for another so the new tree's diameter is smallest or
 largest (the direction is drawn per instance)."""
 
-from environments._graphb_util import INF, bfs_distances, edge_lines, neighbours, prufer_tree
+from environments._graphb_util import INF, bfs_distances, graph_text, neighbours, prufer_tree
 from rlve_jax.env import Environment, FormatError, parse_ints
 
 
@@ -56,8 +56,7 @@ class TreeChangeOneEdgeDiameter(Environment):
         n = data["N"]
         goal = "maximize" if data["maximize"] else "minimize"
         return (
-            f"You are given a tree with {n} vertices, labeled from 0 to {n - 1}. Its edges are:\n"
-            f"{edge_lines(data['edges'])}\n\n"
+            graph_text("tree", n, data["edges"]) +
             "Remove exactly one edge (u1, v1) of the tree and add exactly one new edge (u2, v2) so that the result "
             "is again a tree on all the vertices. The diameter of a tree is the number of edges on its longest "
             f"path. Your goal is to {goal} the diameter of the resulting tree.\n\n"

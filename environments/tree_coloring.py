@@ -1,8 +1,10 @@
 """TreeColoring (HAOI 2015): color exactly K vertices of a weighted tree to maximize the sum of distances
 between same-colored pairs."""
 
-from environments._graphb_util import all_pairs_distances, edge_lines, prufer_tree, rooted, weighted_neighbours
-from rlve_jax.env import Environment, parse_ints
+from environments._combob_util import rooted_order
+from environments._graphb_util import (all_pairs_distances, distinct_vertices, graph_text, prufer_tree,
+                                       weighted_neighbours)
+from rlve_jax.env import Environment
 
 NEG = float("-inf")
 
@@ -11,7 +13,7 @@ def best_coloring(n: int, edges: list[list[int]], k: int) -> tuple[int, list[int
     """Tree knapsack: an edge with s vertices and j colored ones below it lies on w * (j (K - j) +
     (s - j)(N - K - s + j)) same-colored paths. best[v][j] = most from edges inside v's subtree."""
     adjacent = weighted_neighbours(n, edges)
-    parent, order = rooted([[u for u, _ in row] for row in adjacent], 0)
+    parent, order = rooted_order([[u for u, _ in row] for row in adjacent], 0)
     size = [1] * n
     best: list[list[float]] = [[0.0, 0.0] for _ in range(n)]  # v itself uncolored / colored
     splits: list[list[tuple[int, list[int]]]] = [[] for _ in range(n)]  # (child, colored-in-child per total)
@@ -65,8 +67,7 @@ class TreeColoring(Environment):
     def prompt(self, data):
         n, k = data["N"], data["K"]
         return (
-            f"You are given a tree with {n} vertices, labeled from 0 to {n - 1}. Its edges are listed below, each "
-            f"as (u, v, w): an edge between u and v with length w.\n{edge_lines(data['edges'])}\n\n"
+            graph_text("tree", n, data["edges"], weight="length") +
             f"Color exactly {k} of the vertices black; the other {n - k} vertices are white. The score is the sum "
             "of the distances (path lengths) over all unordered pairs of black vertices plus the sum over all "
             "unordered pairs of white vertices. Choose the black vertices to maximize the score.\n\n"
@@ -74,11 +75,10 @@ class TreeColoring(Environment):
         )
 
     def score(self, data, answer):
-        colored = parse_ints(answer)
-        n = data["N"]
-        if len(colored) != data["K"] or len(set(colored)) != len(colored) or any(not 0 <= v < n for v in colored):
+        colored = distinct_vertices(answer, data["N"], data["K"])
+        if colored is None:
             return -0.5
-        return (coloring_value(n, data["edges"], colored) / data["optimum"]) ** 2
+        return (coloring_value(data["N"], data["edges"], colored) / data["optimum"]) ** 2
 
     def perturb(self, problem, answer):
         """One vertex too many: swapping a vertex could land on an equally good coloring."""

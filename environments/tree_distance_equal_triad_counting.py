@@ -1,7 +1,7 @@
 """Tree_DistanceEqualTriad_Counting (POI 2014 Hotels): triples of tree vertices at equal pairwise distances."""
 
 from environments._combob_util import CountingEnvironment
-from environments._graphb_util import edge_lines, neighbours, prufer_tree
+from environments._graphb_util import graph_text, neighbours, prufer_tree
 
 
 def equidistant_triples(n: int, edges: list[list[int]]) -> int:
@@ -45,8 +45,7 @@ class Tree_DistanceEqualTriad_Counting(CountingEnvironment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given a tree with {n} vertices, labeled from 0 to {n - 1}. Its edges are:\n"
-            f"{edge_lines(data['edges'])}\n\n"
+            graph_text("tree", n, data["edges"]) +
             "The distance between two vertices is the number of edges on the path between them. How many "
             "unordered triples {a, b, c} of distinct vertices have dist(a, b) = dist(b, c) = dist(a, c)?\n\n"
             "Output Format: a single integer."

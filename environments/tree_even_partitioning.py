@@ -1,6 +1,6 @@
 """TreeEvenPartitioning: split an N*K-vertex tree into N connected parts of exactly K vertices each."""
 
-from environments._graphb_util import INF, bfs_distances, edge_lines, neighbours, prufer_tree
+from environments._graphb_util import INF, bfs_distances, graph_text, neighbours, prufer_tree
 from rlve_jax.env import Environment, FormatError, fraction_reward, parse_ints, parse_lines
 
 
@@ -31,8 +31,7 @@ class TreeEvenPartitioning(Environment):
         parts, size = data["N"], data["K"]
         total = parts * size
         return (
-            f"You are given a tree with {total} vertices, labeled from 0 to {total - 1}. Its edges are:\n"
-            f"{edge_lines(data['edges'])}\n\n"
+            graph_text("tree", total, data["edges"]) +
             f"Partition the vertices into {parts} groups of exactly {size} vertices each, so that every vertex "
             "belongs to exactly one group and the vertices of each group form a connected subtree (using only "
             "edges between vertices of that group).\n\n"

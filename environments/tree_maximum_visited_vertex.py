@@ -1,6 +1,7 @@
 """TreeMaximumVisitedVertex: a walk of exactly M steps from vertex 0 of a tree visiting the most vertices."""
 
-from environments._graphb_util import edge_lines, grow_n, neighbours, prufer_tree, rooted
+from environments._combob_util import rooted_order
+from environments._graphb_util import graph_text, grow_n, neighbours, prufer_tree
 from rlve_jax.env import Environment, parse_ints
 
 
@@ -9,7 +10,7 @@ def best_walk(n: int, edges: list[list[int]], steps: int) -> list[int]:
     D + 1 + (M - D) // 2 vertices (M + 1 if M <= D): run down a deepest path, detouring through extra
     vertices next to it, then spend leftover steps bouncing on the last edge."""
     adjacent = neighbours(n, edges)
-    parent, order = rooted(adjacent, 0)
+    parent, order = rooted_order(adjacent, 0)
     depth = [0] * n
     for v in order[1:]:
         depth[v] = depth[parent[v]] + 1
@@ -61,8 +62,7 @@ class TreeMaximumVisitedVertex(Environment):
     def prompt(self, data):
         n, steps = data["N"], data["M"]
         return (
-            f"You are given a tree with {n} vertices, labeled from 0 to {n - 1}. Its edges are:\n"
-            f"{edge_lines(data['edges'])}\n\n"
+            graph_text("tree", n, data["edges"]) +
             f"Starting at vertex 0, make a walk of exactly {steps} steps; each step moves to a vertex adjacent to "
             "the current one (vertices may be revisited). Maximize the number of distinct vertices visited "
             "(vertex 0 counts).\n\n"

@@ -1,8 +1,8 @@
 """TriumphalArch (POI 2011): the least number of vertices Alice must blacken per turn to stop Bob from
 ever stepping on a white vertex of a tree."""
 
-from environments._graphb_util import edge_lines, neighbours, prufer_tree, rooted
-from rlve_jax.env import Environment, parse_int
+from environments._combob_util import rooted_order
+from environments._graphb_util import ExactIntegerEnvironment, graph_text, neighbours, prufer_tree
 
 
 def alice_wins(parent: list[int], order: list[int], per_turn: int) -> bool:
@@ -20,7 +20,7 @@ def alice_wins(parent: list[int], order: list[int], per_turn: int) -> bool:
 
 
 def min_per_turn(n: int, edges: list[list[int]]) -> int:
-    parent, order = rooted(neighbours(n, edges), 0)
+    parent, order = rooted_order(neighbours(n, edges), 0)
     low, high = 0, n
     while low < high:
         middle = (low + high) // 2
@@ -31,7 +31,7 @@ def min_per_turn(n: int, edges: list[list[int]]) -> int:
     return low
 
 
-class TriumphalArch(Environment):
+class TriumphalArch(ExactIntegerEnvironment):
     name = "TriumphalArch"
 
     def levels(self, difficulty):
@@ -45,8 +45,7 @@ class TriumphalArch(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            f"You are given a tree with {n} vertices, labeled from 0 to {n - 1}. Its edges are:\n"
-            f"{edge_lines(data['edges'])}\n\n"
+            graph_text("tree", n, data["edges"]) +
             "Alice and Bob play a game on this tree. At the start, vertex 0 is black, all other vertices are "
             "white, and Bob stands on vertex 0. The players alternate turns, Alice first. On her turn Alice "
             "colors at most K white vertices black (any vertices she likes). On his turn Bob moves to a vertex "
@@ -54,6 +53,3 @@ class TriumphalArch(Environment):
             "happens. What is the minimum K for which Alice has a winning strategy?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -1,8 +1,8 @@
 """Vertex_KCenter: K vertices minimizing the largest distance from any vertex to its nearest chosen one."""
 
-from environments._graphb_util import (DENSITIES_002_09, all_pairs_distances, edge_lines, random_connected_graph,
-                                       undirected_density_levels)
-from rlve_jax.env import Environment, parse_ints
+from environments._graphb_util import (DENSITIES_002_09, all_pairs_distances, distinct_vertices, graph_text,
+                                       undirected_density_levels, weighted_density_graph)
+from rlve_jax.env import Environment
 
 
 def cover_with(covers: list[int], uncovered: int, budget: int, failed: set[tuple[int, int]]) -> list[int] | None:
@@ -55,8 +55,7 @@ class Vertex_KCenter(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        pairs = random_connected_graph(n, int(params["edge_density"] * n * (n - 1) / 2), rng)
-        edges = [[u, v, rng.randint(1, n)] for u, v in pairs]
+        edges = weighted_density_graph(params, 1, n, rng)
         k = rng.randint(1, n - 1)
         radius, centres = k_center(n, all_pairs_distances(n, edges), k)
         return {"N": n, "K": k, "edges": edges, "optimum": radius, "reference": " ".join(map(str, centres))}
@@ -64,20 +63,17 @@ class Vertex_KCenter(Environment):
     def prompt(self, data):
         n, k = data["N"], data["K"]
         return (
-            f"You are given a connected undirected graph with {n} vertices, labeled from 0 to {n - 1}. Its edges "
-            f"are listed below, each as (u, v, w): an edge between u and v with length w.\n"
-            f"{edge_lines(data['edges'])}\n\n"
+            graph_text("connected undirected graph", n, data["edges"], weight="length") +
             f"Choose exactly {k} distinct vertices as centres. For every vertex, consider its shortest-path "
             "distance to the nearest centre; minimize the largest of these distances.\n\n"
             f"Output Format: a single line with the {k} chosen vertices, separated by spaces."
         )
 
     def score(self, data, answer):
-        centres = parse_ints(answer)
-        n = data["N"]
-        if len(centres) != data["K"] or len(set(centres)) != len(centres) or any(not 0 <= v < n for v in centres):
+        centres = distinct_vertices(answer, data["N"], data["K"])
+        if centres is None:
             return -0.5
-        return (data["optimum"] / covering_radius(all_pairs_distances(n, data["edges"]), centres)) ** 5
+        return (data["optimum"] / covering_radius(all_pairs_distances(data["N"], data["edges"]), centres)) ** 5
 
     def perturb(self, problem, answer):
         """One centre too few: moving a centre may keep the radius."""

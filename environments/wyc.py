@@ -1,7 +1,7 @@
 """WYC (POI 2015 Wycieczki): the total weight of the K-th lightest walk in a digraph with weights 1-3."""
 
 from environments._combob_util import CountingEnvironment
-from environments._graphb_util import edge_lines
+from environments._graphb_util import graph_text
 
 
 def kth_walk_weight(n: int, edges: list[list[int]], k: int) -> int | None:
@@ -42,8 +42,7 @@ class WYC(CountingEnvironment):
     def prompt(self, data):
         n, k = data["N"], data["K"]
         return (
-            f"You are given a directed graph with {n} vertices, labeled from 0 to {n - 1}. Its edges are listed "
-            f"below, each as (s, t, w): an edge from s to t with weight w.\n{edge_lines(data['edges'])}\n\n"
+            graph_text("directed graph", n, data["edges"], weight="weight", directed=True) +
             "Consider all walks in this graph with at least one edge: a walk may start and end at any vertex and "
             "may repeat vertices and edges; two walks are different if their sequences of edges differ. The weight "
             "of a walk is the sum of the weights of its edges (counted with repetition). Sort all walks by weight "
