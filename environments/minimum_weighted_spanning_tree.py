@@ -20,49 +20,53 @@ def min_depth_weighted_tree(n: int, edges: list[list[int]]) -> tuple[int, int, l
         low = (mask & -mask).bit_length() - 1
         rest = link[mask & (mask - 1)]
         link[mask] = [min(rest[v], weight[low][v]) for v in range(n)]
-    layer_costs: dict[int, dict[int, float]] = {}
-
-    def costs_of(mask: int) -> dict[int, float]:
-        """Cost of hanging each non-empty subset of the complement on `mask` (unit depth)."""
-        if mask not in layer_costs:
-            row, table, complement = link[mask], {0: 0}, full ^ mask
-            sub = complement
-            subsets = []
-            while sub:
-                subsets.append(sub)
-                sub = (sub - 1) & complement
-            for sub in reversed(subsets):  # increasing order, so sub without its lowest bit is known
-                low = (sub & -sub).bit_length() - 1
-                table[sub] = table[sub & (sub - 1)] + row[low]
-            del table[0]
-            layer_costs[mask] = {s: c for s, c in table.items() if c < INF}
-        return layer_costs[mask]
-
-    frontier = {1 << r: 0 for r in range(n)}
-    came_from: list[dict[int, tuple[int, int]]] = [{}]
-    best = (INF, 0, 0)  # (cost, depth, mask=full)
-    for depth in range(1, n):
-        layer: dict[int, float] = {}
-        parents: dict[int, tuple[int, int]] = {}
-        for mask, cost in frontier.items():
-            for sub, extra in costs_of(mask).items():
-                total = cost + depth * extra
-                if total < layer.get(mask | sub, INF):
-                    layer[mask | sub], parents[mask | sub] = total, (mask, sub)
-        came_from.append(parents)
-        if full in layer and layer[full] < best[0]:
-            best = (layer[full], depth, full)
-        frontier = {m: c for m, c in layer.items() if m != full}
-    optimum, depth, mask = best
-    tree = []
+    # states[mask]: {depth of the last layer: cost}, keeping only states not dominated by a shallower,
+    # cheaper one (every later layer costs more the deeper it sits)
+    states: list[dict[int, float]] = [{} for _ in range(1 << n)]
+    came_from: dict[tuple[int, int], tuple[int, int]] = {}
+    for root in range(n):
+        states[1 << root][0] = 0
+    for mask in range(1, full):  # a layer only adds vertices, so masks grow numerically
+        frontier = pareto(states[mask])
+        if not frontier:
+            continue
+        row, complement = link[mask], full ^ mask
+        layer_cost = {0: 0.0}
+        sub = 0
+        while True:  # submasks of the complement in increasing order: sub without its lowest bit comes first
+            sub = (sub - complement) & complement
+            if not sub:
+                break
+            low = (sub & -sub).bit_length() - 1
+            cost = layer_cost[sub & (sub - 1)] + row[low]
+            layer_cost[sub] = cost
+            if cost == INF:
+                continue
+            target = states[mask | sub]
+            for depth, total in frontier:
+                value = total + (depth + 1) * cost
+                if value < target.get(depth + 1, INF):
+                    target[depth + 1] = value
+                    came_from[mask | sub, depth + 1] = (mask, sub)
+    optimum, depth = min((cost, depth) for depth, cost in states[full].items())
+    mask, tree = full, []
     while depth > 0:
-        previous, sub = came_from[depth][mask]
+        previous, sub = came_from[mask, depth]
         for v in range(n):
             if sub >> v & 1:
                 parent = min((u for u in range(n) if previous >> u & 1), key=lambda u: weight[u][v])
                 tree.append([parent, v])
         mask, depth = previous, depth - 1
     return int(optimum), mask.bit_length() - 1, tree
+
+
+def pareto(by_depth: dict[int, float]) -> list[tuple[int, float]]:
+    """(depth, cost) states with no shallower state at most as expensive."""
+    kept: list[tuple[int, float]] = []
+    for depth, cost in sorted(by_depth.items()):
+        if not kept or cost < kept[-1][1]:
+            kept.append((depth, cost))
+    return kept
 
 
 def depth_weighted_cost(n: int, edges: list[list[int]], root: int, tree: list[list[int]]) -> int:
