@@ -84,7 +84,7 @@ def shard_model(model: nnx.Module, mesh: Mesh, fsdp: bool = True) -> nnx.Module:
     """Place every parameter on its NamedSharding in place; fsdp=False replicates over data axes."""
     state = nnx.state(model)
     shardings = state_shardings(state, mesh, fsdp)
-    nnx.update(model, jax.tree.map(jax.device_put, state, shardings))
+    nnx.update(model, jax.device_put(state, shardings))
     return model
 
 

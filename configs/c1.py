@@ -1,0 +1,12 @@
+"""C1: the paper's single-environment collection (Multiplication), R1-Distill-Qwen-1.5B-style setup.
+
+python -m rlve_jax.main --config=configs/c1.py --config.model.path=/path/to/hf_checkpoint
+"""
+
+from rlve_jax.defaults import base_config
+
+
+def get_config():
+    config = base_config()
+    config.env.collection = "C1"
+    return config

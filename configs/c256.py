@@ -1,0 +1,12 @@
+"""C256: the paper's 256-environment collection, R1-Distill-Qwen-1.5B-style setup.
+
+python -m rlve_jax.main --config=configs/c256.py --config.model.path=/path/to/hf_checkpoint
+"""
+
+from rlve_jax.defaults import base_config
+
+
+def get_config():
+    config = base_config()
+    config.env.collection = "C256"
+    return config

@@ -1,0 +1,42 @@
+"""The embedded default: the whole RLVE method on a laptop CPU in minutes.
+
+python -m rlve_jax.main --config=configs/tiny.py --workdir=/tmp/rlve_tiny
+
+A tiny Qwen3-shaped model and a small BPE tokenizer built from the gym's prompts, a short
+supervised warm start on reference answers at the lowest levels of three simple
+environments, then RLVE with the adaptive scheduler (the paper's rule: promote h once the
+accuracy at h reaches 0.9 over min_prompts x samples_per_prompt rollouts).
+"""
+
+from rlve_jax.defaults import base_config
+
+
+def get_config():
+    config = base_config()
+    config.steps = 120
+    config.model.preset = "micro"
+    config.model.dtype = "float32"
+    config.model.remat = False
+    config.model.scan_layers = False
+    config.tokenizer.path = "tiny"
+    config.tokenizer.prompt_format = "chat"
+    config.env.collection = "GCDOne_Counting,Division,Sorting"
+    config.env.workers = 2
+    config.scheduler.min_prompts = 4  # 4 prompts x 8 samples = 32 rollouts at h before a check
+    config.rollout.prompts_per_step = 8
+    config.rollout.samples_per_prompt = 8
+    config.rollout.oversample_prompts = 16
+    config.rollout.max_rounds = 2
+    config.rollout.max_prompt_tokens = 128
+    config.rollout.max_response_tokens = 16
+    config.optim.lr = 3e-4
+    config.optim.weight_decay = 0.0
+    config.train.micro_batch_size = 64
+    config.warm_start.steps = 300
+    config.warm_start.batch_size = 32
+    config.warm_start.lr = 3e-3
+    config.warm_start.max_difficulty = 1
+    config.mesh.fsdp = 1
+    config.checkpoint.every = 10
+    config.eval.every = 0
+    return config

@@ -1,0 +1,109 @@
+"""The full configuration tree with the paper's defaults (rlve_reference.md section c).
+
+Files in configs/ start from `base_config()` and change what differs; every key here is read
+by the code, and `--config.a.b=value` overrides of unknown keys fail.
+"""
+
+from __future__ import annotations
+
+import ml_collections
+
+
+def base_config() -> ml_collections.ConfigDict:
+    c = ml_collections.ConfigDict()
+    c.mode = "train"  # "train" (RLVE) or "eval" (rlve_jax/evaluate.py)
+    c.seed = 0  # model init, problem draws and sampling all derive from it
+    c.steps = 1000  # RL steps (the paper's runs are open-ended; ProRL-1.5B-v2 stopped at 740)
+
+    c.model = ml_collections.ConfigDict()
+    c.model.path = ""  # local HF checkpoint directory (config.json + *.safetensors); "" = random init
+    c.model.preset = ""  # architecture preset for random init (e.g. "tiny"), used when path is ""
+    c.model.dtype = "bfloat16"  # parameter and compute dtype on accelerators ("float32" on CPU)
+    c.model.remat = True  # rematerialise each layer in the backward pass
+    c.model.scan_layers = True  # scan over the layer stack (faster compiles) instead of a Python loop
+
+    c.tokenizer = ml_collections.ConfigDict()
+    c.tokenizer.path = ""  # "" = the model directory; "tiny" = build the small tokenizer of the tiny run
+    c.tokenizer.prompt_format = "chat"  # "chat" (model template, no system prompt, \boxed{}) | "tinyzero"
+
+    c.env = ml_collections.ConfigDict()
+    c.env.collection = "C16"  # a collection (C1, C4, C16, C256, C400) or comma-separated identifiers
+    c.env.workers = 8  # verifier/generator worker processes
+    c.env.timeout_s = 10.0  # per-item wall-clock limit (the original used 10 s)
+    c.env.memory_limit_mb = 4096  # per-worker address-space limit
+    c.env.reward_key = "reward"  # "reward" (shaped, in [-1, 1]) or "accuracy" (binary)
+
+    c.scheduler = ml_collections.ConfigDict()
+    c.scheduler.kind = "adaptive"  # "adaptive" (RLVE) or "static" (the paper's baseline)
+    c.scheduler.initial_difficulty = 0
+    c.scheduler.window = 4  # levels drawn from [max(0, h - window + 1), h]
+    c.scheduler.promote_threshold = 0.9  # accuracy at level h needed to move h up
+    c.scheduler.min_prompts = 8  # check once min_prompts * samples_per_prompt rollouts at h were seen
+    c.scheduler.static_lo = 0  # the static baseline's level range
+    c.scheduler.static_hi = 4
+
+    c.rollout = ml_collections.ConfigDict()
+    c.rollout.prompts_per_step = 128  # groups kept per optimiser step
+    c.rollout.samples_per_prompt = 16  # G
+    c.rollout.oversample_prompts = 384  # prompts drawn per generation round (dynamic sampling)
+    c.rollout.max_rounds = 8  # give up filling the batch after this many rounds (train on what is kept)
+    c.rollout.dynamic_sampling = True  # drop groups whose rewards are all equal
+    c.rollout.max_prompt_tokens = 2048  # longer prompts are skipped (and counted)
+    c.rollout.max_response_tokens = 24576
+    c.rollout.temperature = 1.0
+    c.rollout.top_p = 1.0
+    c.rollout.top_k = -1  # -1 = off
+    c.rollout.cache_budget_tokens = 0  # KV-cache tokens in flight per generate chunk; 0 = sampler default
+
+    c.loss = ml_collections.ConfigDict()
+    c.loss.clip_low = 0.2
+    c.loss.clip_high = 0.28
+    c.loss.tis_clip = 2.0  # truncated importance sampling cap; 0 = off
+    c.loss.aggregation = "seq-mean-token-mean"  # the original scripts; "token-mean" is DAPO's
+    c.loss.normalize_std = True  # divide advantages by the group std (+1e-6)
+    c.loss.overlong_buffer = 0  # DAPO soft overlong penalty over the last N tokens; 0 = off (as the paper)
+
+    c.optim = ml_collections.ConfigDict()
+    c.optim.lr = 2e-6
+    c.optim.b1 = 0.9
+    c.optim.b2 = 0.98
+    c.optim.eps = 1e-8
+    c.optim.weight_decay = 0.01
+    c.optim.grad_clip = 1.0
+    c.optim.warmup_steps = 0  # linear warm-up, then constant
+
+    c.train = ml_collections.ConfigDict()
+    c.train.micro_batch_size = 16  # sequences per forward/backward; gradients accumulate exactly
+
+    c.warm_start = ml_collections.ConfigDict()  # supervised warm-up on reference answers (tiny run)
+    c.warm_start.steps = 0
+    c.warm_start.batch_size = 32
+    c.warm_start.lr = 1e-3
+    c.warm_start.max_difficulty = 0  # problems drawn from levels 0..max_difficulty
+
+    c.mesh = ml_collections.ConfigDict()
+    c.mesh.data = 1
+    c.mesh.fsdp = -1  # -1 = all remaining devices
+    c.mesh.tensor = 1
+
+    c.checkpoint = ml_collections.ConfigDict()
+    c.checkpoint.every = 1  # steps between saves (the original saved every step)
+    c.checkpoint.keep = 3
+
+    c.eval = ml_collections.ConfigDict()
+    c.eval.every = 20  # in-training held-out evaluation period in steps; 0 = off
+    c.eval.problems = 128  # a fixed subset of the frozen held-out set (<= 0: all 2 500)
+    c.eval.temperature = 1.0  # the original's in-training eval: temperature 1.0, top-p 0.7
+    c.eval.top_p = 0.7
+    c.eval.max_response_tokens = 0  # 0 = rollout.max_response_tokens
+    # Standalone evaluation (mode "eval", configs/eval_*.py):
+    c.eval.suite = "heldout"  # "heldout" or "benchmarks"
+    c.eval.benchmarks = "aime24,aime25,omega500,olympiadbench,bbeh"
+    c.eval.samples = 0  # responses per problem; 0 = 1 for heldout, the benchmark's k (Avg@k) otherwise
+    c.eval.checkpoint = ""  # a training workdir: evaluate its latest checkpoint's parameters
+    c.eval.batch_prompts = 64  # prompts per sampler call
+
+    c.log = ml_collections.ConfigDict()
+    c.log.tensorboard = True
+    c.log.progress = True  # tqdm bar
+    return c
