@@ -74,8 +74,8 @@ def path_str(path: tuple) -> str:
 
 
 def state_shardings(state: nnx.State, mesh: Mesh, fsdp: bool = True) -> nnx.State:
-    """A NamedSharding per parameter of an nnx state (same tree structure)."""
-    flat = [(path, NamedSharding(mesh, param_spec(path_str(path), tuple(v.shape), mesh, fsdp)))
+    """The state with each parameter value replaced by its NamedSharding (same tree structure)."""
+    flat = [(path, v.replace(NamedSharding(mesh, param_spec(path_str(path), tuple(v.shape), mesh, fsdp))))
             for path, v in nnx.to_flat_state(state)]
     return nnx.from_flat_state(flat)
 
@@ -84,7 +84,7 @@ def shard_model(model: nnx.Module, mesh: Mesh, fsdp: bool = True) -> nnx.Module:
     """Place every parameter on its NamedSharding in place; fsdp=False replicates over data axes."""
     state = nnx.state(model)
     shardings = state_shardings(state, mesh, fsdp)
-    nnx.update(model, jax.tree.map(jax.device_put, state, shardings))
+    nnx.update(model, jax.device_put(state, shardings))
     return model
 
 
