@@ -101,8 +101,9 @@ def _generate_chunk(graphdef, state, prompts, prompt_lengths, active, row_keys, 
     mask = positions < prompt_lengths[:, None]
     h, cache = model.hidden(prompts, positions, mask, model.init_cache(P, Lp))  # [P, Lp, D]
     logits = model.logits(h[jnp.arange(P), prompt_lengths - 1])  # [P, V] f32
-    # Each prompt's cache goes to its G rows, with room for M new tokens.
-    expand = lambda c: jnp.pad(jnp.repeat(c, G, axis=-4), [(0, 0)] * (c.ndim - 3) + [(0, M), (0, 0), (0, 0)])  # noqa: E731
+    def expand(c):  # each prompt's cache [.., P, Lp, K, H] goes to its G rows, with room for M new tokens
+        return jnp.pad(jnp.repeat(c, G, axis=-4), [(0, 0)] * (c.ndim - 3) + [(0, M), (0, 0), (0, 0)])
+
     cache = sharding.constrain(jax.tree.map(expand, cache), mesh, sharding.cache_sharding)
     logits = jnp.repeat(logits, G, axis=0)  # [R, V]
     lengths = jnp.repeat(prompt_lengths, G)  # [R]
