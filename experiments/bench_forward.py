@@ -13,62 +13,35 @@ measured in the same run.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-import tempfile
-import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
-from flax import nnx  # noqa: E402
-
-from rlve_jax import convert  # noqa: E402
-from rlve_jax.model import ModelConfig, Transformer  # noqa: E402
+from bench_common import best_time, table, tiny_pair  # first: puts the repository on sys.path
+from rlve_jax.model import ModelConfig, Transformer
 
 
-def timeit(fn, repeats: int) -> float:
-    """Best wall time of `repeats` calls after one warm-up (compilation) call."""
-    jax.block_until_ready(fn())
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        jax.block_until_ready(fn())
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def table(rows: list[tuple], header: tuple) -> None:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    for row in (header, *rows):
-        print("  ".join(str(x).rjust(w) for x, w in zip(row, widths)))
+CPU_SHAPES = ((1, 128), (4, 256), (4, 512))  # (batch, length)
+GPU_SHAPES = ((8, 1024), (4, 4096), (1, 16384))
 
 
 def cpu(args) -> None:
     import torch
-    from transformers import Qwen3Config, Qwen3ForCausalLM
 
-    torch.set_num_threads(os.cpu_count())
-    cfg = ModelConfig.preset("tiny", vocab_size=args.vocab)
-    hf_cfg = Qwen3Config(**{k: v for k, v in cfg.to_hf().items() if k not in ("architectures", "model_type")})
-    torch.manual_seed(0)
-    hf = Qwen3ForCausalLM(hf_cfg).eval()
-    with tempfile.TemporaryDirectory() as tmp:
-        hf.save_pretrained(tmp)
-        model = convert.load_hf(tmp)
+    cfg, hf, model = tiny_pair(vocab_size=args.vocab)
     rows = []
-    for batch, length in ((1, 128), (4, 256), (8, 512)):
+    for batch, length in CPU_SHAPES:
         tokens = np.random.default_rng(0).integers(0, cfg.vocab_size, (batch, length)).astype(np.int32)
         positions = np.broadcast_to(np.arange(length, dtype=np.int32), tokens.shape)
         mask = np.ones_like(tokens, bool)
         graphdef, state = nnx.split(model)
         forward = jax.jit(lambda s, t, p, m: nnx.merge(graphdef, s)(t, p, m))
-        ours = timeit(lambda: forward(state, tokens, positions, mask), args.repeats)
+        ours = best_time(lambda: forward(state, tokens, positions, mask), args.repeats)
         with torch.no_grad():
             ids = torch.tensor(tokens, dtype=torch.long)
-            theirs = timeit(lambda: hf(input_ids=ids).logits, args.repeats)
+            theirs = best_time(lambda: hf(input_ids=ids).logits, args.repeats)
         n = batch * length
         rows.append((batch, length, f"{n / ours:,.0f}", f"{n / theirs:,.0f}", f"{theirs / ours:.2f}x"))
     print(f"forward, tiny Qwen3 (D={cfg.hidden_size}, L={cfg.num_layers}, V={cfg.vocab_size}), f32, "
@@ -79,11 +52,11 @@ def cpu(args) -> None:
 def matmul_peak(n: int = 8192) -> float:
     a = jnp.ones((n, n), jnp.bfloat16)
     f = jax.jit(lambda a: a @ a)
-    return 2 * n ** 3 / timeit(lambda: f(a), 10)
+    return 2 * n ** 3 / best_time(lambda: f(a), 10)
 
 
 def gpu(args) -> None:
-    cfg = ModelConfig.preset("qwen2.5-1.5b", attention_impl=args.attention)
+    cfg = ModelConfig.preset(args.preset, attention_impl=args.attention)
     model = nnx.jit(lambda: Transformer(cfg, rngs=nnx.Rngs(0)))()
     graphdef, state = nnx.split(model)
 
@@ -97,17 +70,17 @@ def gpu(args) -> None:
     matmul_params = cfg.num_layers * (cfg.hidden_size * cfg.head_dim * (2 * cfg.num_heads + 2 * cfg.num_kv_heads)
                                       + 3 * cfg.hidden_size * cfg.intermediate_size)
     rows = []
-    for batch, length in ((8, 1024), (4, 4096), (1, 16384)):
+    for batch, length in GPU_SHAPES:
         tokens = jnp.zeros((batch, length), jnp.int32)
         positions = jnp.broadcast_to(jnp.arange(length, dtype=jnp.int32), tokens.shape)
         mask = jnp.ones_like(tokens, bool)
-        seconds = timeit(lambda: prefill(state, tokens, positions, mask), args.repeats)
+        seconds = best_time(lambda: prefill(state, tokens, positions, mask), args.repeats)
         n = batch * length
         flops = 2 * matmul_params * n + 2 * cfg.num_layers * batch * length ** 2 * cfg.num_heads * cfg.head_dim
         flops += 2 * batch * cfg.hidden_size * cfg.vocab_size
         rows.append((batch, length, f"{n / seconds:,.0f}", f"{flops / seconds / 1e12:.1f}",
                      f"{100 * flops / seconds / peak:.1f}%"))
-    print(f"prefill, Qwen2.5-1.5B-shaped random model, bf16, attention={args.attention or 'xla'}, "
+    print(f"prefill, {args.preset}-shaped random model, {cfg.compute_dtype}, attention={args.attention or 'xla'}, "
           f"{jax.devices()[0].device_kind}, measured bf16 matmul peak {peak / 1e12:.0f} TFLOP/s")
     table(rows, ("batch", "length", "tokens/s", "TFLOP/s", "MFU"))
 
@@ -116,6 +89,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gpu", action="store_true")
     parser.add_argument("--attention", choices=["xla", "cudnn"], help="GPU attention implementation")
+    parser.add_argument("--preset", default="qwen2.5-1.5b", help="GPU model shape")
     parser.add_argument("--vocab", type=int, default=151936, help="CPU model vocabulary")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()

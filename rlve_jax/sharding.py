@@ -74,8 +74,8 @@ def path_str(path: tuple) -> str:
 
 
 def state_shardings(state: nnx.State, mesh: Mesh, fsdp: bool = True) -> nnx.State:
-    """A NamedSharding per parameter of an nnx state (same tree structure)."""
-    flat = [(path, NamedSharding(mesh, param_spec(path_str(path), tuple(v.shape), mesh, fsdp)))
+    """The state with each parameter value replaced by its NamedSharding (same tree structure)."""
+    flat = [(path, v.replace(NamedSharding(mesh, param_spec(path_str(path), tuple(v.shape), mesh, fsdp))))
             for path, v in nnx.to_flat_state(state)]
     return nnx.from_flat_state(flat)
 

@@ -3,11 +3,12 @@
 import json
 import os
 
+import jax
 import numpy as np
 import pytest
 from safetensors.numpy import load_file
 
-from rlve_jax import convert
+from rlve_jax import convert, sharding
 
 
 def tensors(directory):
@@ -61,6 +62,9 @@ def test_cli_round_trips_through_orbax_params(hf_qwen3, tmp_path):
     convert.main(["--hf_dir", directory, "--out", str(tmp_path / "params")])
     convert.main(["--params", str(tmp_path / "params"), "--out", str(tmp_path / "hf"), "--to_hf"])
     assert_bit_exact(directory, tmp_path / "hf")
+    mesh = sharding.make_mesh(tensor=2)
+    restored = convert.load_params(str(tmp_path / "params"), mesh=mesh)
+    assert restored.layers[1].attn.q_proj[...].sharding.spec == jax.sharding.PartitionSpec("fsdp", "tensor", None)
     convert.main(["--hf_dir", directory, "--out", str(tmp_path / "direct"), "--to_hf"])
     assert_bit_exact(directory, tmp_path / "direct")
 

@@ -117,7 +117,7 @@ def test_eight_device_mesh_gives_single_device_logits(hf_qwen2):
     np.testing.assert_allclose(sharded, single, atol=1e-5)
 
 
-def test_make_mesh_and_rules():
+def test_make_mesh_and_rules(hf_qwen2):
     mesh = sharding.make_mesh(tensor=2)
     assert dict(mesh.shape) == {"data": 1, "fsdp": 4, "tensor": 2}
     assert sharding.param_spec("layers/3/mlp/down_proj", (96, 64), mesh) == jax.sharding.PartitionSpec("tensor", "fsdp")
@@ -127,6 +127,8 @@ def test_make_mesh_and_rules():
     assert sharding.param_spec("embed", (128, 64), mesh, fsdp=False) == jax.sharding.PartitionSpec("tensor", None)
     with pytest.raises(ValueError):
         sharding.make_mesh(data=3)
+    model = sharding.shard_model(convert.load_hf(hf_qwen2[0]), mesh)
+    assert model.layers[0].mlp.gate_proj[...].sharding.spec == jax.sharding.PartitionSpec("fsdp", "tensor")
 
 
 def test_config_from_hf_reads_both_rope_spellings_and_rejects_sliding_windows():
