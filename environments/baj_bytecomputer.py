@@ -1,7 +1,6 @@
 """BAJBytecomputer (held-out): fewest X[i+1] += X[i] operations to sort a -1/0/+1 array."""
 
-from environments._heldout_util import score_exact
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, score_exact
 
 
 def min_operations(values: list[int]) -> int | None:

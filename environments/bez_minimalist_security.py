@@ -3,8 +3,8 @@ edge keeps a prescribed sum, minimizing or maximizing the total (the direction i
 
 from collections import deque
 
-from environments._optima_util import maximize_reward, minimize_reward
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import maximization_reward, minimization_reward
+from rlve_jax.env import Environment, grow_1p1, parse_ints
 
 EDGE_RATIOS = tuple(round(1.0 + 0.1 * i, 1) for i in range(21))  # 1.0, 1.1, ..., 3.0
 
@@ -49,7 +49,7 @@ class BEZMinimalistSecurity(Environment):
     name = "BEZMinimalistSecurity"
 
     def levels(self, difficulty):
-        n = grow(3, lambda x: int(1.1 * x + 1), difficulty)
+        n = grow_1p1(3, difficulty)
         return [{"N": n, "edge_ratio": r} for r in EDGE_RATIOS if int(r * n) <= n * (n - 1) // 2]
 
     def sample(self, params, rng):
@@ -85,5 +85,5 @@ class BEZMinimalistSecurity(Environment):
         if any(values[u] + values[v] != w for u, v, w in data["edges"]):
             return -0.5
         if data["maximize"]:
-            return maximize_reward(data["optimum"], sum(values), beta=5)
-        return minimize_reward(data["optimum"], sum(values), beta=5)
+            return maximization_reward(sum(values), data["optimum"], beta=5)
+        return minimization_reward(data["optimum"], sum(values), beta=5)

@@ -1,8 +1,7 @@
 """BlockImage: draw the ASCII isometric picture of stacked unit cubes on an M x N height grid."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_lines
+from rlve_jax.env import INVALID, Environment, FormatError, fraction_reward, parse_lines
 
-from ._logic_util import INVALID
 
 CUBE = (  # top line first; '.' is transparent
     "..+---+",

@@ -5,7 +5,7 @@ graph that links each colouring to its images under the generators, so a union-f
 the N!/(r! g! b!) colourings counts them exactly (the number Burnside's lemma gives).
 """
 
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, count_output_format
 
 COLORS = "RGB"
 
@@ -52,7 +52,7 @@ def count_orbits(counts: list[int], shuffles: list[list[int]]) -> int:
     return orbits
 
 
-class CardColoringCounting(RatioCountingEnvironment):
+class CardColoringCounting(CountingEnvironment):
     name = "CardColoringCounting"
     positive_only = True
 

@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from rlve_jax.env import Environment, FormatError, grow, parse_ints
+from rlve_jax.env import Environment, FormatError, grow_1p5, parse_ints
 
 
 def seating_probability(n: int, k: int) -> Fraction:
@@ -14,7 +14,7 @@ class Cinema(Environment):
     name = "Cinema"
 
     def levels(self, difficulty):
-        return [{"MAX_N_K": grow(4, lambda x: int(1.5 * x), difficulty)}]
+        return [{"MAX_N_K": grow_1p5(4, difficulty)}]
 
     def sample(self, params, rng):
         top = params["MAX_N_K"]

@@ -1,7 +1,6 @@
 """ClearSymmetry: the smallest n with a clear, doubly symmetric n x n 0/1 matrix holding exactly x ones."""
 
-from environments._math_util import grow_by_half
-from rlve_jax.env import Environment, parse_int
+from rlve_jax.env import Environment, grow_1p5, parse_int
 
 
 def smallest_side(x: int) -> int:
@@ -19,7 +18,7 @@ class ClearSymmetry(Environment):
     name = "ClearSymmetry"
 
     def levels(self, difficulty):
-        return [{"MAX_X": grow_by_half(5, difficulty)}]
+        return [{"MAX_X": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         x = rng.randint(1, params["MAX_X"])

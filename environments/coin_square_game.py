@@ -2,9 +2,7 @@
 
 from functools import lru_cache
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score
+from rlve_jax.env import Environment, score_exact
 
 
 def first_player_best(coins: list[int]) -> int:
@@ -48,4 +46,4 @@ class CoinSquareGame(Environment):
         )
 
     def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))
+        return score_exact(answer, int(data["reference"]))

@@ -2,8 +2,7 @@
 
 import heapq
 
-from environments._heldout_util import score_exact
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, score_exact
 
 
 def show_length(durations: list[int], k: int) -> int:

@@ -11,9 +11,9 @@ P(exactly K) = sum_{i>=K} (-1)^(i-K) C(i, K) f(i).
 from fractions import Fraction
 from math import comb
 
-from rlve_jax.env import grow
+from environments._common import ModCountingEnvironment, mod_output_format
+from rlve_jax.env import grow_1p1
 
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
 
 MOD = 998244353
 
@@ -28,9 +28,10 @@ def exactly_k_maxima_probability(n: int, m: int, l: int, k: int) -> Fraction:
 
 class Cube_FixedLocalMaximumCounting(ModCountingEnvironment):
     name = "Cube_FixedLocalMaximumCounting"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M_L": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N_M_L": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         top = params["MAX_N_M_L"]

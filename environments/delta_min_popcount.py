@@ -1,7 +1,6 @@
 """DeltaMinPopcount: min over n >= 0 of popcount(n XOR (n + d)) for a given binary d."""
 
-from environments._math_util import grow_by_tenth
-from rlve_jax.env import Environment, parse_int
+from rlve_jax.env import Environment, grow_1p1, parse_int
 
 
 def min_popcount(d: int) -> int:
@@ -24,7 +23,7 @@ class DeltaMinPopcount(Environment):
     name = "DeltaMinPopcount"
 
     def levels(self, difficulty):
-        return [{"digit_num": grow_by_tenth(4, difficulty)}]
+        return [{"digit_num": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         bits = params["digit_num"]

@@ -1,7 +1,7 @@
 """DifferenceConstraintSystemDAG: positive integers satisfying pairwise relations (=, <, <=, >, >=)
 with the smallest possible sum."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, grow, parse_ints
+from rlve_jax.env import Environment, FormatError, fraction_reward, grow_1p1, parse_ints
 
 RATIOS = tuple(round(1.0 + 0.1 * i, 1) for i in range(11))  # M = floor(m * N), m = 1.0, 1.1, ..., 2.0
 HOLDS = {
@@ -33,7 +33,7 @@ class DifferenceConstraintSystemDAG(Environment):
     name = "DifferenceConstraintSystemDAG"
 
     def levels(self, difficulty):
-        n = grow(3, lambda x: int(1.1 * x + 1), difficulty)
+        n = grow_1p1(3, difficulty)
         return [{"N": n, "M": int(m * n)} for m in RATIOS]
 
     def sample(self, params, rng):

@@ -1,7 +1,6 @@
 """FactorialTrailingZeroCount (held-out): trailing zeros of N! written in base K."""
 
-from environments._heldout_util import score_exact, times_1_5
-from rlve_jax.env import Environment, grow
+from rlve_jax.env import Environment, grow_1p5, score_exact
 
 
 def trailing_zeros(n: int, base: int) -> int:
@@ -28,7 +27,7 @@ class FactorialTrailingZeroCount(Environment):
     name = "FactorialTrailingZeroCount"
 
     def levels(self, difficulty):
-        return [{"MAX_N_K": grow(10, times_1_5, difficulty)}]
+        return [{"MAX_N_K": grow_1p5(10, difficulty)}]
 
     def sample(self, params, rng):
         high = params["MAX_N_K"]

@@ -1,7 +1,6 @@
 """Fibtrain: a train whose boardings follow a Fibonacci rule; infer the load after station X."""
 
-from environments._math_util import grow_by_tenth
-from rlve_jax.env import Environment, parse_int
+from rlve_jax.env import Environment, grow_1p1, parse_int
 
 
 def loads(first: int, second: int, stations: int) -> list[int]:
@@ -18,7 +17,7 @@ class Fibtrain(Environment):
     name = "Fibtrain"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_by_tenth(5, difficulty), "MAX_A_B": 20}]
+        return [{"MAX_N": grow_1p1(5, difficulty), "MAX_A_B": 20}]
 
     def sample(self, params, rng):
         n = rng.randint(5, params["MAX_N"])

@@ -1,8 +1,7 @@
 """FireworkShow: shorten tree edges at minimum total cost so that every leaf is equally far from the root."""
 
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, score_exact
 
-from ._classical_util import exact_int_score
 
 INF = float("inf")
 
@@ -58,4 +57,4 @@ class FireworkShow(Environment):
         )
 
     def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))
+        return score_exact(answer, int(data["reference"]))

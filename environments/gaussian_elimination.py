@@ -2,8 +2,7 @@
 
 from fractions import Fraction
 
-from environments._math_util import grow_by_tenth
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_ints
+from rlve_jax.env import Environment, FormatError, fraction_reward, grow_1p1, parse_ints
 
 
 def rank(rows: list[list[int]]) -> int:
@@ -25,7 +24,7 @@ class GaussianElimination(Environment):
     name = "GaussianElimination"
 
     def levels(self, difficulty):
-        n = grow_by_tenth(3, difficulty)
+        n = grow_1p1(3, difficulty)
         return [{"N": n, "M": tenths * n // 10} for tenths in range(20, 31)]  # m = 2.0, 2.1, ..., 3.0
 
     def sample(self, params, rng):

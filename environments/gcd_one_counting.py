@@ -1,6 +1,6 @@
 """GCDOne_Counting (C16): count pairs (x, y), 1 <= x <= N, 1 <= y <= M, with gcd(x, y) = 1."""
 
-from rlve_jax.env import Environment, grow, parse_int, ratio_reward
+from rlve_jax.env import Environment, grow_1p5, parse_int, ratio_reward
 
 
 def mobius_table(n: int) -> list[int]:
@@ -30,7 +30,7 @@ class GCDOne_Counting(Environment):
     name = "GCDOne_Counting"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(5, lambda x: int(1.5 * x), difficulty)}]
+        return [{"MAX_N_M": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])

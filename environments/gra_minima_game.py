@@ -1,7 +1,6 @@
 """GraMinimaGame (held-out): take any non-empty subset of the cards and score its minimum; optimal difference."""
 
-from environments._heldout_util import score_exact, times_1_1_plus_1
-from rlve_jax.env import Environment, grow
+from rlve_jax.env import Environment, grow_1p1, score_exact
 
 
 def optimal_difference(cards: list[int]) -> int:
@@ -16,7 +15,7 @@ class GraMinimaGame(Environment):
     name = "GraMinimaGame"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

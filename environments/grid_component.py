@@ -1,7 +1,6 @@
 """GridComponent: the size of the largest 4-connected component of 1s in a 0/1 grid."""
 
-from environments._grapha_util import grow_n
-from rlve_jax.env import Environment, parse_int
+from rlve_jax.env import Environment, grow_1p1, parse_int
 
 
 def largest_component(grid: list[str]) -> int:
@@ -27,7 +26,7 @@ class GridComponent(Environment):
     name = "GridComponent"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_n(4, difficulty)}]
+        return [{"MAX_N_M": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         rows, cols = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])

@@ -1,6 +1,7 @@
 """HamiltonianPath (C16): a minimum-weight walk in a weighted digraph visiting every vertex."""
 
-from environments._weighted_digraph import all_pairs_shortest, edge_lines, path_between, walk_weight
+from environments._common import edge_lines
+from environments._graphs import all_pairs_shortest, path_between, walk_weight
 from rlve_jax.env import Environment, parse_ints
 
 EDGE_DENSITIES = tuple(round(0.05 + 0.1 * i, 2) for i in range(10))  # 0.05, 0.15, ..., 0.95

@@ -1,8 +1,8 @@
 """HitoriPuzzle: shade cells so numbers are unique per line, shaded cells never touch and the rest stays connected."""
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._logic_util import INVALID, columns, grid_dims, neighbours4, parse_char_grid
+from environments._common import parse_char_grid
+from environments._puzzles import columns, grid_dims, neighbours4
+from rlve_jax.env import INVALID, Environment, fraction_reward
 
 
 def whites_connected(shaded: list[list[bool]]) -> bool:

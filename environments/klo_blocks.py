@@ -2,9 +2,7 @@
 
 from itertools import accumulate
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grow_11
+from rlve_jax.env import Environment, grow_1p1, score_exact
 
 
 def longest_reachable_run(heights: list[int], k: int) -> int:
@@ -18,7 +16,7 @@ class KloBlocks(Environment):
     name = "KloBlocks"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -40,4 +38,4 @@ class KloBlocks(Environment):
         )
 
     def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))
+        return score_exact(answer, int(data["reference"]))

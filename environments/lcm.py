@@ -2,8 +2,7 @@
 
 import math
 
-from environments._math_util import grow_by_half
-from rlve_jax.env import Environment, parse_int
+from rlve_jax.env import Environment, grow_1p5, parse_int
 
 PHRASINGS = (
     "What is the least common multiple of {a} and {b}?",
@@ -19,7 +18,7 @@ class LCM(Environment):
     name = "LCM"
 
     def levels(self, difficulty):
-        return [{"MAX_a_b": grow_by_half(15, difficulty)}]
+        return [{"MAX_a_b": grow_1p5(15, difficulty)}]
 
     def sample(self, params, rng):
         a, b = rng.randint(2, params["MAX_a_b"]), rng.randint(2, params["MAX_a_b"])

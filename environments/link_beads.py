@@ -1,7 +1,7 @@
 """LinkBeads (APIO 2014 "Beads and wires"): the most blue wire a bead tree can have been built with."""
 
-from environments._grapha_util import edge_lines, grow_n, random_tree
-from rlve_jax.env import Environment, parse_int
+from environments._common import edge_lines, random_tree
+from rlve_jax.env import Environment, grow_1p1, parse_int
 
 
 def max_blue_length(n: int, edges: list[list[int]]) -> int:
@@ -39,11 +39,11 @@ class LinkBeads(Environment):
     name = "LinkBeads"
 
     def levels(self, difficulty):
-        return [{"N": grow_n(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = [[u, v, rng.randint(1, n)] for u, v in random_tree(rng, n)]
+        edges = [[u, v, rng.randint(1, n)] for u, v in random_tree(n, rng)]
         rng.shuffle(edges)
         return {"N": n, "edges": edges, "reference": str(max_blue_length(n, edges))}
 

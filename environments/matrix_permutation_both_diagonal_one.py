@@ -1,7 +1,7 @@
 """MatrixPermutation_BothDiagonalOne (held-out): permute rows and columns so both diagonals are all ones."""
 
-from environments._heldout_util import INVALID, grid_text, is_permutation
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_int_rows
+from environments._common import grid_text, is_permutation
+from rlve_jax.env import INVALID, Environment, FormatError, fraction_reward, parse_int_rows
 
 
 def diagonal_cells(n: int) -> list[tuple[int, int]]:

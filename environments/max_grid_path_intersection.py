@@ -1,8 +1,7 @@
 """MaxGridPathIntersection: K right/down paths collect cell values (each cell counted once); maximum total."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grid_text
+from environments._common import grid_text
+from rlve_jax.env import Environment, score_exact
 
 
 def max_collected(grid: list[list[int]], paths: int) -> int:
@@ -85,4 +84,4 @@ class MaxGridPathIntersection(Environment):
         )
 
     def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))
+        return score_exact(answer, int(data["reference"]))

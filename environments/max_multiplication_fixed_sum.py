@@ -1,7 +1,6 @@
 """MaxMultiplicationFixedSum: the largest product of positive integers that sum to N."""
 
-from environments._math_util import grow_by_half
-from rlve_jax.env import Environment, parse_int
+from rlve_jax.env import Environment, grow_1p5, parse_int
 
 
 def best_product(n: int) -> int:
@@ -16,7 +15,7 @@ class MaxMultiplicationFixedSum(Environment):
     name = "MaxMultiplicationFixedSum"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_by_half(10, difficulty)}]
+        return [{"MAX_N": grow_1p5(10, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(4, params["MAX_N"])

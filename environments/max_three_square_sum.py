@@ -1,8 +1,7 @@
 """MaxThreeSquareSum: the largest total of three non-overlapping K x K squares in a grid."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grid_text, grow_11
+from environments._common import grid_text
+from rlve_jax.env import Environment, grow_1p1, score_exact
 
 
 def best_three_squares(grid: list[list[int]], k: int) -> int:
@@ -39,7 +38,7 @@ class MaxThreeSquareSum(Environment):
     name = "MaxThreeSquareSum"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_11(4, difficulty)}]
+        return [{"MAX_N_M": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         top = params["MAX_N_M"]
@@ -58,4 +57,4 @@ class MaxThreeSquareSum(Environment):
         )
 
     def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))
+        return score_exact(answer, int(data["reference"]))

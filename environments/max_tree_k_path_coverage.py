@@ -1,7 +1,7 @@
 """MaxTree_KPathCoverage: choose K vertex pairs of a tree so that their paths cover the most vertices."""
 
-from environments._grapha_util import adjacency_sets, edge_lines, grow_n, random_tree
-from rlve_jax.env import Environment, parse_int
+from environments._common import adjacency_sets, edge_lines, random_tree
+from rlve_jax.env import Environment, grow_1p1, parse_int
 
 
 def max_covered_vertices(n: int, edges: list[list[int]], k: int) -> int:
@@ -32,11 +32,11 @@ class MaxTree_KPathCoverage(Environment):
     name = "MaxTree_KPathCoverage"
 
     def levels(self, difficulty):
-        return [{"N": grow_n(4, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_tree(rng, n)
+        edges = random_tree(n, rng)
         rng.shuffle(edges)
         leaves = sum(len(adj) == 1 for adj in adjacency_sets(n, edges))
         k = rng.randint(1, max(1, leaves // 2 - 1))

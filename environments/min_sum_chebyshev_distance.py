@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from environments._heldout_util import minimization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, FormatError, grow, parse_ints
+from environments._common import minimization_reward
+from rlve_jax.env import Environment, FormatError, grow_1p1, parse_ints
 
 
 def weighted_distance(points: list[list[int]], x: int, y: int) -> int:
@@ -25,7 +25,7 @@ class MinSumChebyshevDistance(Environment):
     name = "MinSumChebyshevDistance"
 
     def levels(self, difficulty):
-        return [{"N": grow(2, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

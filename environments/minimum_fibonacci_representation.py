@@ -2,8 +2,7 @@
 
 import functools
 
-from environments._math_util import grow_by_half
-from rlve_jax.env import Environment, parse_int
+from rlve_jax.env import Environment, grow_1p5, parse_int
 
 
 @functools.lru_cache(maxsize=None)
@@ -22,7 +21,7 @@ class MinimumFibonacciRepresentation(Environment):
     name = "MinimumFibonacciRepresentation"
 
     def levels(self, difficulty):
-        return [{"MAX_K": grow_by_half(15, difficulty)}]
+        return [{"MAX_K": grow_1p5(15, difficulty)}]
 
     def sample(self, params, rng):
         k = rng.randint(4, params["MAX_K"])

@@ -3,9 +3,7 @@
 from collections import Counter
 from math import lcm
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grow_11
+from rlve_jax.env import Environment, grow_1p1, score_exact
 
 
 def branching_products(parents: list[int]) -> list[int]:
@@ -27,7 +25,7 @@ class MitterTransportation(Environment):
     name = "MitterTransportation"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -55,4 +53,4 @@ class MitterTransportation(Environment):
         )
 
     def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))
+        return score_exact(answer, int(data["reference"]))

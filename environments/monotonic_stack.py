@@ -1,8 +1,6 @@
 """MonotonicStack: sum over i of how far to the right A[i] stays strictly above every element it sees."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grow_11
+from rlve_jax.env import Environment, grow_1p1, score_exact
 
 
 def visible_total(values: list[int]) -> int:
@@ -20,7 +18,7 @@ class MonotonicStack(Environment):
     name = "MonotonicStack"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(4, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         values = [rng.randint(1, params["N"]) for _ in range(params["N"])]
@@ -36,4 +34,4 @@ class MonotonicStack(Environment):
         )
 
     def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))
+        return score_exact(answer, int(data["reference"]))

@@ -1,7 +1,6 @@
 """PrefixConcatenation (held-out): the decimal concatenation 123...N modulo M."""
 
-from environments._heldout_util import score_exact
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, score_exact
 
 
 def concatenation_mod(n: int, mod: int) -> int:

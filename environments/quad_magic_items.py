@@ -1,6 +1,6 @@
 """QuadMagicItems: for every item, how often it is A, B, C or D of a magic formation."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, grow, parse_int_rows
+from rlve_jax.env import Environment, FormatError, fraction_reward, grow_1p1, parse_int_rows
 
 
 def role_counts(values: list[int]) -> list[list[int]]:
@@ -36,7 +36,7 @@ class QuadMagicItems(Environment):
     name = "QuadMagicItems"
 
     def levels(self, difficulty):
-        return [{"N": grow(12, lambda n: int(1.1 * n + 1), difficulty)}]
+        return [{"N": grow_1p1(12, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

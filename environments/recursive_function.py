@@ -6,8 +6,7 @@ reduces every value modulo a fixed prime, so f is defined, finite and exactly co
 every level, and equals Ackermann's function wherever that stays below the modulus.
 """
 
-from environments._math_util import grow_by_tenth
-from rlve_jax.env import Environment, parse_int
+from rlve_jax.env import Environment, grow_1p1, parse_int
 
 MODULUS = 10007
 
@@ -28,7 +27,7 @@ class RecursiveFunction(Environment):
     name = "RecursiveFunction"
 
     def levels(self, difficulty):
-        return [{"MAX_M_N": grow_by_tenth(3, difficulty)}]
+        return [{"MAX_M_N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         m, n = rng.randint(1, params["MAX_M_N"]), rng.randint(1, params["MAX_M_N"])

@@ -2,9 +2,7 @@
 
 from bisect import bisect_right
 
-from rlve_jax.env import Environment, grow
-
-from ._classical_util import exact_int_score
+from rlve_jax.env import Environment, grow_1p5, score_exact
 
 
 def longest_non_decreasing(values: list[int]) -> int:
@@ -20,7 +18,7 @@ class RepeatSequenceLNDS(Environment):
     name = "RepeatSequenceLNDS"
 
     def levels(self, difficulty):
-        return [{"n": 3 + difficulty, "MAX_T": grow(5, lambda t: int(1.5 * t), difficulty)}]
+        return [{"n": 3 + difficulty, "MAX_T": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         n = params["n"]
@@ -38,4 +36,4 @@ class RepeatSequenceLNDS(Environment):
         )
 
     def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))
+        return score_exact(answer, int(data["reference"]))

@@ -1,13 +1,13 @@
 """Sorting (C4, C16): sort a list of integers ascending."""
 
-from rlve_jax.env import Environment, grow, parse_ints, positional_match_reward
+from rlve_jax.env import Environment, grow_1p1, parse_ints, positional_match_reward
 
 
 class Sorting(Environment):
     name = "Sorting"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda n: int(1.1 * n + 1), difficulty)}]  # 3,4,5,6,7,8,9,10,12,14,...
+        return [{"N": grow_1p1(3, difficulty)}]  # 3,4,5,6,7,8,9,10,12,14,...
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,6 +1,6 @@
 """SpiralMatrix (C16): list a matrix's entries in clockwise spiral order."""
 
-from rlve_jax.env import Environment, grow, parse_ints, positional_match_reward
+from rlve_jax.env import Environment, grow_1p1, parse_ints, positional_match_reward
 
 
 def spiral(matrix: list[list[int]]) -> list[int]:
@@ -17,7 +17,7 @@ class SpiralMatrix(Environment):
     name = "SpiralMatrix"
 
     def levels(self, difficulty):
-        return [{"MAX_M_N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_M_N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         m, n = rng.randint(2, params["MAX_M_N"]), rng.randint(2, params["MAX_M_N"])

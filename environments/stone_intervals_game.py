@@ -2,8 +2,7 @@
 
 from functools import lru_cache
 
-from environments._heldout_util import score_exact, times_1_1_plus_1
-from rlve_jax.env import Environment, grow
+from rlve_jax.env import Environment, grow_1p1, score_exact
 
 
 def alice_total(piles: list[int]) -> int:
@@ -29,7 +28,7 @@ class StoneIntervalsGame(Environment):
     name = "StoneIntervalsGame"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

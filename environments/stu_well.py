@@ -1,8 +1,6 @@
 """STUWell: with at most M unit decrements, leaving some zero, minimise the largest neighbour difference."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score
+from rlve_jax.env import Environment, score_exact
 
 
 def cost_for_slope(values: list[int], slope: int) -> int:
@@ -52,4 +50,4 @@ class STUWell(Environment):
         )
 
     def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))
+        return score_exact(answer, int(data["reference"]))

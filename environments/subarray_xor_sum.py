@@ -3,9 +3,7 @@
 from functools import reduce
 from operator import xor
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score
+from rlve_jax.env import Environment, score_exact
 
 
 class SubarrayXorSum(Environment):
@@ -29,4 +27,4 @@ class SubarrayXorSum(Environment):
         )
 
     def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))
+        return score_exact(answer, int(data["reference"]))

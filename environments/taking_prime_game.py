@@ -1,8 +1,6 @@
 """TakingPrimeGame: remove a prime number of stones; the winner hurries, the loser stalls; count the moves."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grow_11
+from rlve_jax.env import Environment, grow_1p1, score_exact
 
 
 def primes_up_to(n: int) -> list[int]:
@@ -26,7 +24,7 @@ class TakingPrimeGame(Environment):
     name = "TakingPrimeGame"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_11(8, difficulty)}]
+        return [{"MAX_N": grow_1p1(8, difficulty)}]
 
     def sample(self, params, rng):
         wins, moves = game_table(params["MAX_N"])
@@ -46,4 +44,4 @@ class TakingPrimeGame(Environment):
         )
 
     def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))
+        return score_exact(answer, int(data["reference"]))

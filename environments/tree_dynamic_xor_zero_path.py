@@ -3,8 +3,7 @@ of a tree edge."""
 
 from collections import Counter
 
-from environments._combob_util import IntListEnvironment
-from environments._graphb_util import prufer_tree
+from environments._common import IntListEnvironment, prufer_tree
 from rlve_jax.env import Problem
 
 

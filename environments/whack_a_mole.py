@@ -1,8 +1,7 @@
 """WhackAMole: one fixed r x c hammer clears a full block per swing; fewest swings to clear the grid."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grid_text, grow_11
+from environments._common import grid_text
+from rlve_jax.env import Environment, grow_1p1, score_exact
 
 
 def clears(grid: list[list[int]], r: int, c: int) -> bool:
@@ -36,7 +35,7 @@ class WhackAMole(Environment):
     name = "WhackAMole"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_11(3, difficulty)}]
+        return [{"MAX_N_M": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
@@ -66,4 +65,4 @@ class WhackAMole(Environment):
         )
 
     def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))
+        return score_exact(answer, int(data["reference"]))

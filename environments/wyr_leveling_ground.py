@@ -4,7 +4,7 @@ that bring every height to zero (POI "Leveling Ground")."""
 import heapq
 import math
 
-from rlve_jax.env import Environment, grow, parse_int
+from rlve_jax.env import Environment, grow_1p1, parse_int
 
 
 def extended_gcd(a: int, b: int) -> tuple[int, int, int]:
@@ -55,7 +55,7 @@ class WYRLevelingGround(Environment):
     name = "WYRLevelingGround"
 
     def levels(self, difficulty):
-        return [{"N": grow(2, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
