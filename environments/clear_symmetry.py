@@ -1,6 +1,7 @@
 """ClearSymmetry: the smallest n with a clear, doubly symmetric n x n 0/1 matrix holding exactly x ones."""
 
-from rlve_jax.env import Environment, grow_1p5, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p5
 
 
 def smallest_side(x: int) -> int:
@@ -14,7 +15,7 @@ def smallest_side(x: int) -> int:
     return n
 
 
-class ClearSymmetry(Environment):
+class ClearSymmetry(ExactIntegerEnvironment):
     name = "ClearSymmetry"
 
     def levels(self, difficulty):
@@ -34,6 +35,3 @@ class ClearSymmetry(Environment):
             f"with sharpness exactly {data['X']}.\n\n"
             "Output Format: a single integer n."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -2,7 +2,7 @@
 
 from functools import lru_cache
 
-from rlve_jax.env import Environment, score_exact
+from environments._common import ExactIntegerEnvironment
 
 
 def first_player_best(coins: list[int]) -> int:
@@ -21,7 +21,7 @@ def first_player_best(coins: list[int]) -> int:
     return best(0, 2)
 
 
-class CoinSquareGame(Environment):
+class CoinSquareGame(ExactIntegerEnvironment):
     name = "CoinSquareGame"
 
     def levels(self, difficulty):
@@ -44,6 +44,3 @@ class CoinSquareGame(Environment):
             "What is the total value Alice gets?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

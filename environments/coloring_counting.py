@@ -2,7 +2,7 @@
 
 from environments._common import adjacency_masks, adjacency_sets, perturb_count
 from environments._graphs import DENSITIES_002_095, density_levels, graph_text, pair_count, random_pairs
-from rlve_jax.env import Environment, FormatError, parse_int, ratio_reward
+from rlve_jax.env import Environment, score_count
 
 
 def colors_used_total(n: int, edges: list[list[int]], caps: list[int]) -> int:
@@ -73,9 +73,6 @@ class ColoringCounting(Environment):
         )
 
     def score(self, data, answer):
-        value = parse_int(answer)
-        if value <= 0:
-            raise FormatError("the sum is positive")
-        return ratio_reward(value, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]), positive=True)  # the sum is positive
 
     perturb = perturb_count

@@ -12,6 +12,7 @@ from fractions import Fraction
 from math import comb
 
 from environments._common import ModCountingEnvironment, mod_output_format
+from environments._numbers import fraction_mod
 from rlve_jax.env import grow_1p1
 
 
@@ -39,7 +40,7 @@ class Cube_FixedLocalMaximumCounting(ModCountingEnvironment):
         k = rng.randint(2, min(n, m, l))
         p = exactly_k_maxima_probability(n, m, l, k)
         return {"N": n, "M": m, "L": l, "K": k, "MOD": MOD,
-                "gold": p.numerator % MOD * pow(p.denominator, -1, MOD) % MOD}
+                "gold": fraction_mod(p.numerator, p.denominator, MOD)}
 
     def prompt(self, data):
         n, m, l = data["N"], data["M"], data["L"]

@@ -2,7 +2,7 @@
 
 from environments._common import adjacency_masks, perturb_count
 from environments._graphs import graph_text, pair_count, random_pairs
-from rlve_jax.env import Environment, FormatError, parse_int, ratio_reward
+from rlve_jax.env import Environment, score_count
 
 DENSITIES = (0.25, 0.45, 0.65, 0.85)
 
@@ -57,9 +57,6 @@ class CycleCounting(Environment):
         )
 
     def score(self, data, answer):
-        value = parse_int(answer)
-        if value < 0:
-            raise FormatError("a count is non-negative")
-        return ratio_reward(value, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]))
 
     perturb = perturb_count

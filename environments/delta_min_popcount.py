@@ -1,6 +1,7 @@
 """DeltaMinPopcount: min over n >= 0 of popcount(n XOR (n + d)) for a given binary d."""
 
-from rlve_jax.env import Environment, grow_1p1, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def min_popcount(d: int) -> int:
@@ -19,7 +20,7 @@ def min_popcount(d: int) -> int:
     return int(min(best[0], best[1] + 1))
 
 
-class DeltaMinPopcount(Environment):
+class DeltaMinPopcount(ExactIntegerEnvironment):
     name = "DeltaMinPopcount"
 
     def levels(self, difficulty):
@@ -36,6 +37,3 @@ class DeltaMinPopcount(Environment):
             "of 1 bits in the binary representation of n XOR (n + d), where XOR is bitwise exclusive or.\n\n"
             "Output Format: a single integer (in decimal)."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

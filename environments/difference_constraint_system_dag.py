@@ -1,9 +1,9 @@
 """DifferenceConstraintSystemDAG: positive integers satisfying pairwise relations (=, <, <=, >, >=)
 with the smallest possible sum."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, grow_1p1, parse_ints
+from rlve_jax.env import Environment, FormatError, fraction_reward, grow_1p1, parse_ints, sweep
 
-RATIOS = tuple(round(1.0 + 0.1 * i, 1) for i in range(11))  # M = floor(m * N), m = 1.0, 1.1, ..., 2.0
+RATIOS = sweep(1.0, 2.0)  # M = floor(m * N), m = 1.0, 1.1, ..., 2.0
 HOLDS = {
     "=": lambda a, b: a == b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
     ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,

@@ -1,6 +1,7 @@
 """FactorialTrailingZeroCount (held-out): trailing zeros of N! written in base K."""
 
-from rlve_jax.env import Environment, grow_1p5, score_exact
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p5
 
 
 def trailing_zeros(n: int, base: int) -> int:
@@ -23,7 +24,7 @@ def trailing_zeros(n: int, base: int) -> int:
     return best
 
 
-class FactorialTrailingZeroCount(Environment):
+class FactorialTrailingZeroCount(ExactIntegerEnvironment):
     name = "FactorialTrailingZeroCount"
 
     def levels(self, difficulty):
@@ -40,6 +41,3 @@ class FactorialTrailingZeroCount(Environment):
             "does this representation have?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

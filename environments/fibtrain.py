@@ -1,6 +1,7 @@
 """Fibtrain: a train whose boardings follow a Fibonacci rule; infer the load after station X."""
 
-from rlve_jax.env import Environment, grow_1p1, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def loads(first: int, second: int, stations: int) -> list[int]:
@@ -13,7 +14,7 @@ def loads(first: int, second: int, stations: int) -> list[int]:
     return on_board
 
 
-class Fibtrain(Environment):
+class Fibtrain(ExactIntegerEnvironment):
     name = "Fibtrain"
 
     def levels(self, difficulty):
@@ -37,6 +38,3 @@ class Fibtrain(Environment):
             f"How many passengers are on the train when it leaves station {data['X']}?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -1,6 +1,6 @@
 """FireworkShow: shorten tree edges at minimum total cost so that every leaf is equally far from the root."""
 
-from rlve_jax.env import Environment, score_exact
+from environments._common import ExactIntegerEnvironment
 
 
 INF = float("inf")
@@ -30,7 +30,7 @@ def min_equalizing_cost(parents: list[int], weights: list[int]) -> int:
     return int(min(cost[0]))
 
 
-class FireworkShow(Environment):
+class FireworkShow(ExactIntegerEnvironment):
     name = "FireworkShow"
 
     def levels(self, difficulty):
@@ -55,6 +55,3 @@ class FireworkShow(Environment):
             "minimum total cost.\n\n"
             "Output Format: a single integer, the minimum total cost."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

@@ -1,11 +1,8 @@
 """FutoshikiPuzzle (held-out): complete a Latin square that respects given cells and '<' constraints."""
 
 from environments._common import grid_text, parse_int_grid
-from environments._puzzles import is_latin_square, random_latin_square
+from environments._puzzles import SPARSITIES, is_latin_square, random_latin_square
 from rlve_jax.env import INVALID, Environment, fraction_reward
-
-SPARSITIES = tuple(round(0.1 * i, 1) for i in range(1, 10))
-
 
 class FutoshikiPuzzle(Environment):
     name = "FutoshikiPuzzle"

@@ -1,6 +1,7 @@
 """GraMinimaGame (held-out): take any non-empty subset of the cards and score its minimum; optimal difference."""
 
-from rlve_jax.env import Environment, grow_1p1, score_exact
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def optimal_difference(cards: list[int]) -> int:
@@ -11,7 +12,7 @@ def optimal_difference(cards: list[int]) -> int:
     return best
 
 
-class GraMinimaGame(Environment):
+class GraMinimaGame(ExactIntegerEnvironment):
     name = "GraMinimaGame"
 
     def levels(self, difficulty):
@@ -31,6 +32,3 @@ class GraMinimaGame(Environment):
             "points). What is Alice's points minus Bob's points at the end?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

@@ -2,7 +2,7 @@
 
 from environments._common import adjacency_masks, adjacency_sets, edge_lines, perturb_count, random_tree
 from environments._graphs import DENSITIES_01_09, density_levels, pair_count, random_pairs
-from rlve_jax.env import Environment, FormatError, parse_int, ratio_reward
+from rlve_jax.env import Environment, score_count
 
 
 def count_tree_embeddings(n: int, tree: list[list[int]], graph: list[list[int]]) -> int:
@@ -75,9 +75,6 @@ class GraphContainTreeCounting(Environment):
         )
 
     def score(self, data, answer):
-        value = parse_int(answer)
-        if value <= 0:
-            raise FormatError("the count is positive")
-        return ratio_reward(value, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]), positive=True)
 
     perturb = perturb_count

@@ -1,6 +1,7 @@
 """GridComponent: the size of the largest 4-connected component of 1s in a 0/1 grid."""
 
-from rlve_jax.env import Environment, grow_1p1, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def largest_component(grid: list[str]) -> int:
@@ -22,7 +23,7 @@ def largest_component(grid: list[str]) -> int:
     return best
 
 
-class GridComponent(Environment):
+class GridComponent(ExactIntegerEnvironment):
     name = "GridComponent"
 
     def levels(self, difficulty):
@@ -45,6 +46,3 @@ class GridComponent(Environment):
             "If the grid has no 1, the answer is 0.\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -2,7 +2,8 @@
 
 from itertools import accumulate
 
-from rlve_jax.env import Environment, grow_1p1, score_exact
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def longest_reachable_run(heights: list[int], k: int) -> int:
@@ -12,7 +13,7 @@ def longest_reachable_run(heights: list[int], k: int) -> int:
     return max((r - l for l in range(n) for r in range(l + 1, n + 1) if prefix[r] >= prefix[l]), default=0)
 
 
-class KloBlocks(Environment):
+class KloBlocks(ExactIntegerEnvironment):
     name = "KloBlocks"
 
     def levels(self, difficulty):
@@ -36,6 +37,3 @@ class KloBlocks(Environment):
             "at the same time?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

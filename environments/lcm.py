@@ -2,7 +2,8 @@
 
 import math
 
-from rlve_jax.env import Environment, grow_1p5, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p5
 
 PHRASINGS = (
     "What is the least common multiple of {a} and {b}?",
@@ -14,7 +15,7 @@ PHRASINGS = (
 )
 
 
-class LCM(Environment):
+class LCM(ExactIntegerEnvironment):
     name = "LCM"
 
     def levels(self, difficulty):
@@ -26,6 +27,3 @@ class LCM(Environment):
 
     def prompt(self, data):
         return f"{PHRASINGS[data['phrasing']].format(a=data['a'], b=data['b'])}\n\nOutput Format: a single integer."
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -1,6 +1,6 @@
 """LIS_LDS_Concatenation: the longest subsequence that strictly rises and then strictly falls."""
 
-from environments._common import parse_increasing_indices
+from environments._common import drop_last_tokens, parse_increasing_indices
 from rlve_jax.env import INVALID, Environment, fraction_reward, grow
 
 
@@ -67,4 +67,4 @@ class LIS_LDS_Concatenation(Environment):
         return " ".join(map(str, longest_bitonic(problem.data["A"])))
 
     def perturb(self, problem, answer):
-        return " ".join(answer.split()[:-1])  # one index fewer
+        return drop_last_tokens(answer)  # one index fewer

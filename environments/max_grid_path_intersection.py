@@ -1,7 +1,6 @@
 """MaxGridPathIntersection: K right/down paths collect cell values (each cell counted once); maximum total."""
 
-from environments._common import grid_text
-from rlve_jax.env import Environment, score_exact
+from environments._common import ExactIntegerEnvironment, grid_text
 
 
 def max_collected(grid: list[list[int]], paths: int) -> int:
@@ -59,7 +58,7 @@ def min_cost_flow(n: int, edges: list[tuple[int, int, int, int]], source: int, s
     return flow, total
 
 
-class MaxGridPathIntersection(Environment):
+class MaxGridPathIntersection(ExactIntegerEnvironment):
     name = "MaxGridPathIntersection"
 
     def levels(self, difficulty):
@@ -82,6 +81,3 @@ class MaxGridPathIntersection(Environment):
             "What is the maximum total value the paths can collect?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

@@ -1,6 +1,7 @@
 """MaxMultiplicationFixedSum: the largest product of positive integers that sum to N."""
 
-from rlve_jax.env import Environment, grow_1p5, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p5
 
 
 def best_product(n: int) -> int:
@@ -11,7 +12,7 @@ def best_product(n: int) -> int:
     return 3**threes * (2 if rest == 2 else 1)
 
 
-class MaxMultiplicationFixedSum(Environment):
+class MaxMultiplicationFixedSum(ExactIntegerEnvironment):
     name = "MaxMultiplicationFixedSum"
 
     def levels(self, difficulty):
@@ -27,6 +28,3 @@ class MaxMultiplicationFixedSum(Environment):
             "the parts is as large as possible. What is that maximum product?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

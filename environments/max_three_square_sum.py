@@ -1,7 +1,7 @@
 """MaxThreeSquareSum: the largest total of three non-overlapping K x K squares in a grid."""
 
-from environments._common import grid_text
-from rlve_jax.env import Environment, grow_1p1, score_exact
+from environments._common import ExactIntegerEnvironment, grid_text
+from rlve_jax.env import grow_1p1
 
 
 def best_three_squares(grid: list[list[int]], k: int) -> int:
@@ -34,7 +34,7 @@ def best_three_squares(grid: list[list[int]], k: int) -> int:
     return best
 
 
-class MaxThreeSquareSum(Environment):
+class MaxThreeSquareSum(ExactIntegerEnvironment):
     name = "MaxThreeSquareSum"
 
     def levels(self, difficulty):
@@ -55,6 +55,3 @@ class MaxThreeSquareSum(Environment):
             "What is the maximum possible sum of all the numbers covered by the three squares?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

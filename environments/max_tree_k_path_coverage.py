@@ -1,7 +1,7 @@
 """MaxTree_KPathCoverage: choose K vertex pairs of a tree so that their paths cover the most vertices."""
 
-from environments._common import adjacency_sets, edge_lines, random_tree
-from rlve_jax.env import Environment, grow_1p1, parse_int
+from environments._common import ExactIntegerEnvironment, adjacency_sets, edge_lines, random_tree
+from rlve_jax.env import grow_1p1
 
 
 def max_covered_vertices(n: int, edges: list[list[int]], k: int) -> int:
@@ -28,7 +28,7 @@ def max_covered_vertices(n: int, edges: list[list[int]], k: int) -> int:
     return best
 
 
-class MaxTree_KPathCoverage(Environment):
+class MaxTree_KPathCoverage(ExactIntegerEnvironment):
     name = "MaxTree_KPathCoverage"
 
     def levels(self, difficulty):
@@ -52,6 +52,3 @@ class MaxTree_KPathCoverage(Environment):
             "What is the maximum possible number of covered vertices?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

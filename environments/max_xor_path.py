@@ -1,8 +1,9 @@
 """MaxXorPath: the largest XOR of edge weights over walks from vertex 0 to vertex N-1."""
 
+from environments._common import ExactIntegerEnvironment
 from environments._graphs import (DENSITIES_01_09, WEIGHTED_EDGES, graph_text, pair_count, random_connected_graph,
                                   xor_potentials)
-from rlve_jax.env import Environment, grow_1p1, parse_int
+from rlve_jax.env import grow_1p1
 
 
 def max_xor_walk(n: int, edges: list[list[int]]) -> int:
@@ -22,7 +23,7 @@ def max_xor_walk(n: int, edges: list[list[int]]) -> int:
     return best
 
 
-class MaxXorPath(Environment):
+class MaxXorPath(ExactIntegerEnvironment):
     name = "MaxXorPath"
 
     def levels(self, difficulty):
@@ -53,6 +54,3 @@ class MaxXorPath(Environment):
             "contributes its weight each time. What is this maximum XOR?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

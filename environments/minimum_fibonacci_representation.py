@@ -2,7 +2,8 @@
 
 import functools
 
-from rlve_jax.env import Environment, grow_1p5, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p5
 
 
 @functools.lru_cache(maxsize=None)
@@ -17,7 +18,7 @@ def fewest_terms(k: int) -> int:
     return 1 + min(fewest_terms(k - below), fewest_terms(above - k))
 
 
-class MinimumFibonacciRepresentation(Environment):
+class MinimumFibonacciRepresentation(ExactIntegerEnvironment):
     name = "MinimumFibonacciRepresentation"
 
     def levels(self, difficulty):
@@ -35,6 +36,3 @@ class MinimumFibonacciRepresentation(Environment):
             "For example, 10 = 13 - 3 uses 2 terms. What is the minimum number of terms?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

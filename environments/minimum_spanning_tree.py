@@ -1,29 +1,8 @@
 """MinimumSpanningTree (held-out): a minimum-weight spanning tree of a connected weighted graph."""
 
-from environments._common import edge_lines, minimization_reward, random_tree
+from environments._common import DisjointSets, drop_last_tokens, edge_lines, minimization_reward, random_tree
+from environments._graphs import DENSITIES_01_09
 from rlve_jax.env import INVALID, Environment, FormatError, grow_1p1, parse_ints
-
-DENSITIES = tuple(round(0.1 * i, 1) for i in range(1, 10))
-
-
-class DisjointSets:
-    def __init__(self, n: int):
-        self.parent = list(range(n))
-
-    def find(self, x: int) -> int:
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
-
-    def union(self, a: int, b: int) -> bool:
-        """Join the sets of a and b; False if they were already joined."""
-        ra, rb = self.find(a), self.find(b)
-        if ra == rb:
-            return False
-        self.parent[ra] = rb
-        return True
-
 
 def kruskal(n: int, edges: list[list[int]]) -> list[list[int]]:
     sets = DisjointSets(n)
@@ -35,7 +14,7 @@ class MinimumSpanningTree(Environment):
 
     def levels(self, difficulty):
         n = grow_1p1(4, difficulty)
-        return [{"N": n, "edge_density": d} for d in DENSITIES if int(d * n * (n - 1) / 2) > n - 1]
+        return [{"N": n, "edge_density": d} for d in DENSITIES_01_09 if int(d * n * (n - 1) / 2) > n - 1]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -78,4 +57,4 @@ class MinimumSpanningTree(Environment):
         return minimization_reward(data["optimum"], sum(weight_of[e] for e in chosen), beta=5)
 
     def perturb(self, problem, answer):
-        return " ".join(answer.split()[:-2])  # one edge short of a spanning tree
+        return drop_last_tokens(answer, 2)  # one edge short of a spanning tree

@@ -1,6 +1,6 @@
 """MinimumSteinerTree: a minimum-weight connected set of edges joining K terminal vertices."""
 
-from environments._common import parse_flat_pairs
+from environments._common import drop_last_tokens, parse_flat_pairs
 from environments._graphs import DENSITIES_01_10, density_levels, structure_text, weighted_density_graph
 from rlve_jax.env import Environment
 
@@ -82,7 +82,7 @@ class MinimumSteinerTree(Environment):
 
     def perturb(self, problem, answer):
         """Drop the last edge: a tree without an edge is disconnected or misses a terminal leaf."""
-        return " ".join(answer.split()[:-2])
+        return drop_last_tokens(answer, 2)
 
 
 def is_connected(vertices: list[int], edges: set[tuple[int, int]]) -> bool:

@@ -3,7 +3,8 @@
 from collections import Counter
 from math import lcm
 
-from rlve_jax.env import Environment, grow_1p1, score_exact
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def branching_products(parents: list[int]) -> list[int]:
@@ -21,7 +22,7 @@ def min_changes(parents: list[int], values: list[int]) -> int:
     return len(values) - max(implied_roots.values())
 
 
-class MitterTransportation(Environment):
+class MitterTransportation(ExactIntegerEnvironment):
     name = "MitterTransportation"
 
     def levels(self, difficulty):
@@ -51,6 +52,3 @@ class MitterTransportation(Environment):
             "the tree balanced?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

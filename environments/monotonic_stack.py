@@ -1,6 +1,7 @@
 """MonotonicStack: sum over i of how far to the right A[i] stays strictly above every element it sees."""
 
-from rlve_jax.env import Environment, grow_1p1, score_exact
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def visible_total(values: list[int]) -> int:
@@ -14,7 +15,7 @@ def visible_total(values: list[int]) -> int:
     return total
 
 
-class MonotonicStack(Environment):
+class MonotonicStack(ExactIntegerEnvironment):
     name = "MonotonicStack"
 
     def levels(self, difficulty):
@@ -32,6 +33,3 @@ class MonotonicStack(Environment):
             f"is strictly less than A[i]. Compute C[1] + C[2] + ... + C[{n}].\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

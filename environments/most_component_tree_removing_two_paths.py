@@ -1,7 +1,7 @@
 """MostComponentTreeRemovingTwoPaths (held-out): delete two edge-disjoint paths from a tree, maximize components."""
 
-from environments._common import adjacency, bfs_order, edge_lines, random_tree
-from rlve_jax.env import Environment, grow_1p1, score_exact
+from environments._common import ExactIntegerEnvironment, adjacency, bfs_order, edge_lines, random_tree
+from rlve_jax.env import grow_1p1
 
 
 def most_components(n: int, edges: list[list[int]]) -> int:
@@ -30,7 +30,7 @@ def most_components(n: int, edges: list[list[int]]) -> int:
     return best
 
 
-class MostComponentTreeRemovingTwoPaths(Environment):
+class MostComponentTreeRemovingTwoPaths(ExactIntegerEnvironment):
     name = "MostComponentTreeRemovingTwoPaths"
 
     def levels(self, difficulty):
@@ -51,6 +51,3 @@ class MostComponentTreeRemovingTwoPaths(Environment):
             "vertices. What is the maximum possible number of connected components among the remaining vertices?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

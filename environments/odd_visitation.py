@@ -1,11 +1,8 @@
 """OddVisitation: a walk in a connected graph that visits every vertex an odd number of times."""
 
 from environments._common import adjacency, prufer_tree
-from environments._graphs import random_pairs, structure_text
+from environments._graphs import RATIOS_1_2, random_pairs, ratio_levels, structure_text
 from rlve_jax.env import Environment, grow_1p1, parse_ints
-
-RATIOS = tuple(round(1.0 + 0.1 * i, 1) for i in range(11))  # 1.0, 1.1, ..., 2.0
-
 
 def odd_walk(n: int, tree: list[list[int]]) -> list[int]:
     """Depth-first walk over a spanning tree that re-enters a child (and comes back) whenever the child's
@@ -40,7 +37,7 @@ class OddVisitation(Environment):
 
     def levels(self, difficulty):
         n = grow_1p1(3, difficulty)
-        return [{"N": n, "edge_ratio": r} for r in RATIOS if int(r * n) <= n * (n - 1) // 2]
+        return ratio_levels(n, RATIOS_1_2)
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,6 +1,6 @@
 """PrefixConcatenation (held-out): the decimal concatenation 123...N modulo M."""
 
-from rlve_jax.env import Environment, score_exact
+from environments._common import ExactIntegerEnvironment
 
 
 def concatenation_mod(n: int, mod: int) -> int:
@@ -24,7 +24,7 @@ def concatenation_mod(n: int, mod: int) -> int:
     return value
 
 
-class PrefixConcatenation(Environment):
+class PrefixConcatenation(ExactIntegerEnvironment):
     name = "PrefixConcatenation"
 
     def levels(self, difficulty):
@@ -41,6 +41,3 @@ class PrefixConcatenation(Environment):
             f"(for example, for 12 this gives 123456789101112). What is this number modulo {data['M']}?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

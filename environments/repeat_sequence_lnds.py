@@ -2,7 +2,8 @@
 
 from bisect import bisect_right
 
-from rlve_jax.env import Environment, grow_1p5, score_exact
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p5
 
 
 def longest_non_decreasing(values: list[int]) -> int:
@@ -14,7 +15,7 @@ def longest_non_decreasing(values: list[int]) -> int:
     return len(tails)
 
 
-class RepeatSequenceLNDS(Environment):
+class RepeatSequenceLNDS(ExactIntegerEnvironment):
     name = "RepeatSequenceLNDS"
 
     def levels(self, difficulty):
@@ -34,6 +35,3 @@ class RepeatSequenceLNDS(Environment):
             "What is the length of the longest non-decreasing subsequence of b?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

@@ -1,10 +1,11 @@
 """SpyNetwork (the "spy network" bribery problem): the cheapest set of bribable vertices from which every
 vertex of a digraph is reachable."""
 
+from environments._common import drop_last_tokens
 from environments._graphs import random_pairs
-from rlve_jax.env import Environment, grow_1p1, parse_ints
+from rlve_jax.env import Environment, grow_1p1, parse_ints, sweep
 
-DENSITIES = tuple(round(0.01 * i, 2) for i in range(1, 16))  # 0.01, 0.02, ..., 0.15
+DENSITIES = sweep(0.01, 0.15, 0.01)
 DOMINATED = (0.3, 0.4, 0.5, 0.6, 0.7)
 
 
@@ -87,4 +88,4 @@ class SpyNetwork(Environment):
 
     def perturb(self, problem, answer):
         """Drop a bribed spy: each one is the only way into its source component."""
-        return " ".join(answer.split()[:-1])
+        return drop_last_tokens(answer)

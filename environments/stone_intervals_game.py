@@ -2,7 +2,8 @@
 
 from functools import lru_cache
 
-from rlve_jax.env import Environment, grow_1p1, score_exact
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def alice_total(piles: list[int]) -> int:
@@ -24,7 +25,7 @@ def alice_total(piles: list[int]) -> int:
     return (sum(piles) + advantage(empty_start)) // 2
 
 
-class StoneIntervalsGame(Environment):
+class StoneIntervalsGame(ExactIntegerEnvironment):
     name = "StoneIntervalsGame"
 
     def levels(self, difficulty):
@@ -48,6 +49,3 @@ class StoneIntervalsGame(Environment):
             "players play optimally to maximize their own total. How many stones does Alice get?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

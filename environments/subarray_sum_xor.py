@@ -3,10 +3,10 @@
 from functools import reduce
 from operator import xor
 
-from rlve_jax.env import Environment, score_exact
+from environments._common import ExactIntegerEnvironment
 
 
-class SubarraySumXor(Environment):
+class SubarraySumXor(ExactIntegerEnvironment):
     name = "SubarraySumXor"
 
     def levels(self, difficulty):
@@ -25,6 +25,3 @@ class SubarraySumXor(Environment):
             "these sums. What is the result?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

@@ -3,9 +3,9 @@
 from itertools import combinations
 
 from environments._common import distinct_in_range, edge_lines
-from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints
+from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints, sweep
 
-DENSITIES = tuple(round(0.05 * i, 2) for i in range(1, 20))  # 0.05, 0.10, ..., 0.95
+DENSITIES = sweep(0.05, 0.95, 0.05)
 
 
 class SubgraphIsomorphism(Environment):

@@ -1,6 +1,7 @@
 """TakingPrimeGame: remove a prime number of stones; the winner hurries, the loser stalls; count the moves."""
 
-from rlve_jax.env import Environment, grow_1p1, score_exact
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def primes_up_to(n: int) -> list[int]:
@@ -20,7 +21,7 @@ def game_table(n: int) -> tuple[list[bool], list[int]]:
     return wins, moves
 
 
-class TakingPrimeGame(Environment):
+class TakingPrimeGame(ExactIntegerEnvironment):
     name = "TakingPrimeGame"
 
     def levels(self, difficulty):
@@ -42,6 +43,3 @@ class TakingPrimeGame(Environment):
             "answer -1.\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

@@ -1,11 +1,8 @@
 """ThreeVertexCycleCounting: the number of triangles in an undirected graph."""
 
 from environments._common import CountingEnvironment
-from environments._graphs import random_pairs, structure_text
+from environments._graphs import RATIOS_1_3, random_pairs, ratio_levels, structure_text
 from rlve_jax.env import grow_1p1
-
-RATIOS = tuple(round(1.0 + 0.1 * i, 1) for i in range(21))  # 1.0, 1.1, ..., 3.0
-
 
 def triangles(n: int, edges: list[list[int]]) -> int:
     masks = [0] * n
@@ -20,7 +17,7 @@ class ThreeVertexCycleCounting(CountingEnvironment):
 
     def levels(self, difficulty):
         n = grow_1p1(5, difficulty)
-        return [{"N": n, "edge_ratio": r} for r in RATIOS if int(r * n) <= n * (n - 1) // 2]
+        return ratio_levels(n, RATIOS_1_3)
 
     def sample(self, params, rng):
         n = params["N"]

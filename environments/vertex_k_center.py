@@ -1,6 +1,6 @@
 """Vertex_KCenter: K vertices minimizing the largest distance from any vertex to its nearest chosen one."""
 
-from environments._common import parse_distinct_indices
+from environments._common import drop_last_tokens, parse_distinct_indices
 from environments._graphs import (DENSITIES_002_09, all_pairs_distances, density_levels, structure_text,
                                   weighted_density_graph)
 from rlve_jax.env import Environment
@@ -78,4 +78,4 @@ class Vertex_KCenter(Environment):
 
     def perturb(self, problem, answer):
         """One centre too few: moving a centre may keep the radius."""
-        return " ".join(answer.split()[:-1])
+        return drop_last_tokens(answer)

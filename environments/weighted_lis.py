@@ -1,6 +1,6 @@
 """WeightedLIS: indices with non-decreasing A values maximising the sum of their B weights."""
 
-from environments._common import parse_increasing_indices
+from environments._common import drop_last_tokens, parse_increasing_indices
 from rlve_jax.env import INVALID, Environment, fraction_reward, grow_1p1
 
 
@@ -51,4 +51,4 @@ class WeightedLIS(Environment):
         return " ".join(map(str, heaviest_chain(problem.data["A"], problem.data["B"])))
 
     def perturb(self, problem, answer):
-        return " ".join(answer.split()[:-1])  # one index fewer: a lighter chain
+        return drop_last_tokens(answer)  # one index fewer: a lighter chain

@@ -1,7 +1,7 @@
 """WhackAMole: one fixed r x c hammer clears a full block per swing; fewest swings to clear the grid."""
 
-from environments._common import grid_text
-from rlve_jax.env import Environment, grow_1p1, score_exact
+from environments._common import ExactIntegerEnvironment, grid_text
+from rlve_jax.env import grow_1p1
 
 
 def clears(grid: list[list[int]], r: int, c: int) -> bool:
@@ -31,7 +31,7 @@ def fewest_swings(grid: list[list[int]]) -> int:
                if total % (r * c) == 0 and clears(grid, r, c))
 
 
-class WhackAMole(Environment):
+class WhackAMole(ExactIntegerEnvironment):
     name = "WhackAMole"
 
     def levels(self, difficulty):
@@ -63,6 +63,3 @@ class WhackAMole(Environment):
             "all moles?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))
