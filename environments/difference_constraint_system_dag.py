@@ -1,7 +1,8 @@
 """DifferenceConstraintSystemDAG: positive integers satisfying pairwise relations (=, <, <=, >, >=)
 with the smallest possible sum."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, grow_1p1, parse_ints, sweep
+from environments._common import parse_exact_ints
+from rlve_jax.env import Environment, fraction_reward, grow_1p1, sweep
 
 RATIOS = sweep(1.0, 2.0)  # M = floor(m * N), m = 1.0, 1.1, ..., 2.0
 HOLDS = {
@@ -59,9 +60,7 @@ class DifferenceConstraintSystemDAG(Environment):
         )
 
     def score(self, data, answer):
-        x = parse_ints(answer)
-        if len(x) != data["N"]:
-            raise FormatError("wrong number of values")
+        x = parse_exact_ints(answer, data["N"])
         if any(v <= 0 for v in x):
             return 0.0
         relations = data["relations"]

@@ -3,7 +3,7 @@ sum A[i][P[i]] / sum B[i][P[i]] (the maximum-ratio assignment)."""
 
 from fractions import Fraction
 
-from environments._common import maximization_reward, min_cost_assignment, parse_permutation
+from environments._common import grid_text, maximization_reward, min_cost_assignment, parse_permutation
 from rlve_jax.env import Environment, grow_1p1
 
 
@@ -41,7 +41,7 @@ class FractionalProgramming_BipartiteGraphMatching(Environment):
         n = len(a)
 
         def matrix(rows: list[list[int]]) -> str:
-            return "\n".join(" ".join(map(str, row)) for row in rows)
+            return grid_text(rows)
 
         return (
             f"You are given two {n} x {n} matrices A and B of positive integers (rows and columns indexed 0 to "

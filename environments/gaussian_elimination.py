@@ -2,7 +2,8 @@
 
 from fractions import Fraction
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, grow_1p1, parse_ints
+from environments._common import parse_exact_ints
+from rlve_jax.env import Environment, fraction_reward, grow_1p1
 
 
 def rank(rows: list[list[int]]) -> int:
@@ -54,8 +55,6 @@ class GaussianElimination(Environment):
         )
 
     def score(self, data, answer):
-        xs = parse_ints(answer)
-        if len(xs) != len(data["rows"][0]):
-            raise FormatError("wrong number of values")
+        xs = parse_exact_ints(answer, len(data["rows"][0]))
         satisfied = sum(sum(a * x for a, x in zip(row, xs)) == b for row, b in zip(data["rows"], data["constants"]))
         return fraction_reward(satisfied, len(data["rows"]), 10)

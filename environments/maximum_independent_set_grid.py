@@ -2,7 +2,7 @@
 
 import networkx as nx
 
-from environments._common import maximization_reward, parse_char_grid
+from environments._common import grid_text, maximization_reward, parse_char_grid
 from rlve_jax.env import Environment, grow_1p1
 
 
@@ -49,7 +49,7 @@ class MaximumIndependentSetGrid(Environment):
         rows, columns = len(values), len(values[0])
         return (
             f"You are given a grid with {rows} rows and {columns} columns of positive integers:\n"
-            + "\n".join(" ".join(map(str, row)) for row in values)
+            + grid_text(values)
             + "\nSelect some cells such that no two selected cells are adjacent (share a side), maximizing the sum "
             "of the selected values.\n\n"
             f"Output Format: {rows} lines, each with {columns} characters (no separators): 1 for a selected cell, "

@@ -1,6 +1,6 @@
 """SpiralMatrix (C16): list a matrix's entries in clockwise spiral order."""
 
-from environments._common import IntListEnvironment
+from environments._common import IntListEnvironment, grid_text
 from rlve_jax.env import grow_1p1
 
 
@@ -27,7 +27,7 @@ class SpiralMatrix(IntListEnvironment):
         return {"matrix": matrix, "gold": spiral(matrix)}
 
     def prompt(self, data):
-        rows = "\n".join(" ".join(map(str, row)) for row in data["matrix"])
+        rows = grid_text(data["matrix"])
         m, n = len(data["matrix"]), len(data["matrix"][0])
         return (
             f"You are given a {m} x {n} matrix:\n{rows}\n\n"
