@@ -1,8 +1,7 @@
 """ABProgramSimulation: rewrite an A::B program (tokens A#, #A, B#, #B) to its normal form."""
 
-from rlve_jax.env import Environment, FormatError
+from rlve_jax.env import Environment, FormatError, grow_1p1
 
-from ._classical_util import grow_11
 
 TOKENS = ("A#", "#A", "B#", "#B")
 # A pair of neighbours whose '#' face each other is rewritten: equal letters annihilate,
@@ -34,7 +33,7 @@ class ABProgramSimulation(Environment):
     empty_answer_can_solve = True  # a program may rewrite to nothing; the answer is then empty
 
     def levels(self, difficulty):
-        return [{"N": grow_11(4, difficulty), "max_steps": grow_11(10, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty), "max_steps": grow_1p1(10, difficulty)}]
 
     def sample(self, params, rng):
         weights = [rng.randint(1, params["N"]) for _ in TOKENS]

@@ -1,14 +1,13 @@
 """AddMultiple_Divisible_Counting: pairs a < b <= N with a*b divisible by a+b."""
 
-from environments._math_util import count_score, grow_by_half
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 class AddMultiple_Divisible_Counting(Environment):
     name = "AddMultiple_Divisible_Counting"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_by_half(16, difficulty)}]
+        return [{"MAX_N": grow_1p5(16, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(6, params["MAX_N"])
@@ -22,4 +21,4 @@ class AddMultiple_Divisible_Counting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]), positive=True)
+        return score_count(answer, int(data["reference"]), positive=True)

@@ -2,9 +2,7 @@
 
 import string
 
-from rlve_jax.env import Environment, fraction_reward, parse_ints
-
-from ._logic_util import INVALID
+from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints
 
 
 class AdditionTable(Environment):

@@ -2,9 +2,8 @@
 
 from math import comb, factorial
 
-from rlve_jax.env import grow
-
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
+from environments._common import ModCountingEnvironment, mod_output_format
+from rlve_jax.env import grow_1p5
 
 
 def almost_complete_cycles(n: int) -> int:
@@ -19,9 +18,10 @@ def almost_complete_cycles(n: int) -> int:
 
 class AlmostCompleteGraphCycleCounting(ModCountingEnvironment):
     name = "AlmostCompleteGraphCycleCounting"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow(5, lambda x: int(1.5 * x), difficulty)}]  # 5, 7, 10, 15, 22, 33, 49, ...
+        return [{"MAX_N": grow_1p5(5, difficulty)}]  # 5, 7, 10, 15, 22, 33, 49, ...
 
     def sample(self, params, rng):
         n = rng.randint(4, params["MAX_N"])

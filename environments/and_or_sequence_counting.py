@@ -2,9 +2,8 @@
 
 from functools import cache
 
-from rlve_jax.env import grow
-
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, count_output_format
+from rlve_jax.env import grow_1p1
 
 
 def count_non_decreasing_submask_sequences(masks: list[int], bits: int) -> int:
@@ -38,12 +37,12 @@ def count_and_or_sequences(array: list[int], bits: int) -> int:
             * count_non_decreasing_submask_sequences([full ^ a for a in array], bits))
 
 
-class AndOr_Sequence_Counting(RatioCountingEnvironment):
+class AndOr_Sequence_Counting(CountingEnvironment):
     name = "AndOr_Sequence_Counting"
     size_keys = ("N",)
 
     def levels(self, difficulty):
-        n = grow(2, lambda x: int(1.1 * x + 1), difficulty)
+        n = grow_1p1(2, difficulty)
         return [{"N": n, "M": m} for m in range(1, 21)]
 
     def sample(self, params, rng):

@@ -1,8 +1,6 @@
 """AntiPalindromicSubstringCounting: count substrings whose reverse equals their bitwise complement."""
 
-from rlve_jax.env import Environment
-
-from ._logic_util import count_score, grow_11
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 
 def count_anti_palindromes(bits: str) -> int:
@@ -20,7 +18,7 @@ class AntiPalindromicSubstringCounting(Environment):
     name = "AntiPalindromicSubstringCounting"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -42,7 +40,7 @@ class AntiPalindromicSubstringCounting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, data["answer"])
+        return score_count(answer, data["answer"])
 
     def reference(self, problem):
         return str(problem.data["answer"])

@@ -1,8 +1,8 @@
 """Axis_KCenter: choose K of N points on a line as centers, minimizing the total distance of all
 points to their nearest center (the "post office" problem)."""
 
-from environments._optima_util import DropLastTokenPerturbation, distinct_indices, minimize_reward
-from rlve_jax.env import grow
+from environments._common import DropLastTokenPerturbation, minimization_reward, parse_distinct_indices
+from rlve_jax.env import grow_1p1
 
 
 def best_centers(positions: list[int], k: int) -> tuple[int, list[int]]:
@@ -41,7 +41,7 @@ class Axis_KCenter(DropLastTokenPerturbation):
     name = "Axis_KCenter"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, lambda n: int(1.1 * n + 1), difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -62,7 +62,7 @@ class Axis_KCenter(DropLastTokenPerturbation):
         )
 
     def score(self, data, answer):
-        centers = distinct_indices(answer, len(data["positions"]))
+        centers = parse_distinct_indices(answer, len(data["positions"]))
         if centers is None or len(centers) != data["K"]:
             return -0.5
-        return minimize_reward(data["optimum"], total_distance(data["positions"], centers), beta=5)
+        return minimization_reward(data["optimum"], total_distance(data["positions"], centers), beta=5)

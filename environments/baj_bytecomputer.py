@@ -1,7 +1,6 @@
 """BAJBytecomputer (held-out): fewest X[i+1] += X[i] operations to sort a -1/0/+1 array."""
 
-from environments._heldout_util import score_exact
-from rlve_jax.env import Environment
+from environments._common import ExactIntegerEnvironment
 
 
 def min_operations(values: list[int]) -> int | None:
@@ -27,7 +26,7 @@ def min_operations(values: list[int]) -> int | None:
     return min(best.values()) if best else None
 
 
-class BAJBytecomputer(Environment):
+class BAJBytecomputer(ExactIntegerEnvironment):
     name = "BAJBytecomputer"
 
     def levels(self, difficulty):
@@ -52,6 +51,3 @@ class BAJBytecomputer(Environment):
             "the array non-decreasing (X[0] <= X[1] <= ... )?\n\n"
             "Output Format: a single integer, the minimum number of operations."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

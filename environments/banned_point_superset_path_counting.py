@@ -2,8 +2,7 @@
 
 from itertools import product
 
-from environments._heldout_util import score_mod, times_1_1_plus_1
-from rlve_jax.env import Environment, grow
+from rlve_jax.env import Environment, grow_1p1, score_mod
 
 
 def submasks(x: int) -> list[int]:
@@ -38,7 +37,7 @@ class BannedPointSupersetPathCounting(Environment):
     name = "BannedPointSupersetPathCounting"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M_R": grow(1, times_1_1_plus_1, difficulty), "MAX_O": grow(10, times_1_1_plus_1, difficulty)}]
+        return [{"MAX_N_M_R": grow_1p1(1, difficulty), "MAX_O": grow_1p1(10, difficulty)}]
 
     def sample(self, params, rng):
         high = params["MAX_N_M_R"]

@@ -1,6 +1,6 @@
 """BanyanHeart (held-out): which vertices can end as the 'heart' of a tree grown from vertex 1."""
 
-from environments._heldout_util import adjacency, bfs_tree, edge_lines, random_tree
+from environments._common import adjacency, bfs_order, edge_lines, random_tree
 from rlve_jax.env import Environment, FormatError
 
 
@@ -14,8 +14,8 @@ def possible_hearts(n: int, edges: list[list[int]]) -> list[bool]:
     off the path cancel completely: their count has even parity and the heaviest of them
     (residual f + 1) is outweighed by the rest.
     """
-    neighbours = adjacency(n + 1, edges)
-    parent, order = bfs_tree(neighbours, 1)
+    neighbours = adjacency(n + 1, edges, sort=True)
+    parent, order = bfs_order(neighbours, 1)
     children = [[v for v in neighbours[u] if v != parent[u]] for u in range(n + 1)]
     size, residual = [1] * (n + 1), [0] * (n + 1)
     for u in reversed(order):
@@ -53,13 +53,13 @@ class BanyanHeart(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = [[u + 1, v + 1] for u, v in random_tree(n, rng)]
+        edges = [[u + 1, v + 1] for u, v in random_tree(n, rng, "coin")]
         hearts = possible_hearts(n, edges)
         return {"N": n, "edges": edges, "reference": "".join("T" if h else "F" for h in hearts)}
 
     def prompt(self, data):
         n = data["N"]
-        edges = edge_lines(data["edges"])
+        edges = edge_lines(data["edges"], "(no edges)")
         return (
             f"A tree with {n} vertices labeled 1 to {n} is grown as follows:\n"
             "- Initially the tree contains only vertex 1, and its heart is vertex 1.\n"

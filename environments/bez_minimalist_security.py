@@ -3,20 +3,15 @@ edge keeps a prescribed sum, minimizing or maximizing the total (the direction i
 
 from collections import deque
 
-from environments._optima_util import maximize_reward, minimize_reward
-from rlve_jax.env import Environment, grow, parse_ints
-
-EDGE_RATIOS = tuple(round(1.0 + 0.1 * i, 1) for i in range(21))  # 1.0, 1.1, ..., 3.0
-
+from environments._common import maximization_reward, minimization_reward, weighted_adjacency
+from environments._graphs import RATIOS_1_3, ratio_levels
+from rlve_jax.env import Environment, grow_1p1, parse_ints
 
 def extreme_assignment(caps: list[int], edges: list[list[int]], maximize: bool) -> list[int]:
     """Exact: in a connected component every value is +-x + c of its root's value x, an odd cycle pins x,
     the caps bound it to an interval, and the component's sum is linear in x, so an end is optimal."""
     n = len(caps)
-    neighbours: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for u, v, w in edges:
-        neighbours[u].append((v, w))
-        neighbours[v].append((u, w))
+    neighbours = weighted_adjacency(n, edges)
     values = [0] * n
     sign, offset = [0] * n, [0] * n
     for root in range(n):
@@ -49,8 +44,8 @@ class BEZMinimalistSecurity(Environment):
     name = "BEZMinimalistSecurity"
 
     def levels(self, difficulty):
-        n = grow(3, lambda x: int(1.1 * x + 1), difficulty)
-        return [{"N": n, "edge_ratio": r} for r in EDGE_RATIOS if int(r * n) <= n * (n - 1) // 2]
+        n = grow_1p1(3, difficulty)
+        return ratio_levels(n, RATIOS_1_3)
 
     def sample(self, params, rng):
         n = params["N"]
@@ -85,5 +80,5 @@ class BEZMinimalistSecurity(Environment):
         if any(values[u] + values[v] != w for u, v, w in data["edges"]):
             return -0.5
         if data["maximize"]:
-            return maximize_reward(data["optimum"], sum(values), beta=5)
-        return minimize_reward(data["optimum"], sum(values), beta=5)
+            return maximization_reward(sum(values), data["optimum"], beta=5)
+        return minimization_reward(data["optimum"], sum(values), beta=5)

@@ -2,10 +2,9 @@
 
 import random
 
-from rlve_jax.env import Environment
-
-from ._logic_util import (INVALID, SPARSITIES, binary_grid_format, binary_puzzle_intro, columns, counted_binary_puzzle,
-                          filled_binary_grid, grid_dims, line_match_reward, ones_per_line, ones_targets_text)
+from environments._puzzles import (SPARSITIES, binary_grid_format, binary_puzzle_intro, columns, counted_binary_puzzle,
+                                   filled_binary_grid, grid_dims, line_match_reward, ones_per_line, ones_targets_text)
+from rlve_jax.env import INVALID, Environment
 
 
 def has_triple(line: str) -> bool:

@@ -1,16 +1,15 @@
 """Binario_NoAdjacencyRequirement: complete a 2N x 2M 0/1 grid so every row and column is balanced."""
 
-from rlve_jax.env import Environment
-
-from ._logic_util import (INVALID, SPARSITIES, binary_grid_format, binary_puzzle_intro, blank_out, columns,
-                          filled_binary_grid, grid_dims, grow_11)
+from environments._puzzles import (SPARSITIES, binary_grid_format, binary_puzzle_intro, blank_out, columns,
+                                   filled_binary_grid, grid_dims)
+from rlve_jax.env import INVALID, Environment, grow_1p1
 
 
 class Binario_NoAdjacencyRequirement(Environment):
     name = "Binario_NoAdjacencyRequirement"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_11(2, difficulty), "sparsity": s} for s in SPARSITIES]
+        return [{"MAX_N_M": grow_1p1(2, difficulty), "sparsity": s} for s in SPARSITIES]
 
     def sample(self, params, rng):
         half_rows, half_cols = grid_dims(rng, params["MAX_N_M"])

@@ -1,8 +1,7 @@
 """BinaryAlternation: make a binary string alternate with the fewest swaps, listing the swaps."""
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._classical_util import INVALID, grow_11, parse_pairs
+from environments._common import parse_pair_lines
+from rlve_jax.env import INVALID, Environment, fraction_reward, grow_1p1
 
 
 def alternating_targets(bits: str) -> list[str]:
@@ -28,7 +27,7 @@ class BinaryAlternation(Environment):
     name = "BinaryAlternation"
 
     def levels(self, difficulty):
-        zeros = grow_11(2, difficulty)
+        zeros = grow_1p1(2, difficulty)
         return [{"zero_count": zeros, "one_count": ones} for ones in (zeros - 1, zeros, zeros + 1)]
 
     def sample(self, params, rng):
@@ -49,7 +48,7 @@ class BinaryAlternation(Environment):
         )
 
     def score(self, data, answer):
-        swaps = parse_pairs(answer)
+        swaps = parse_pair_lines(answer)
         bits, n = list(data["bits"]), len(data["bits"])
         for i, j in swaps:
             if not (0 <= i < n and 0 <= j < n):

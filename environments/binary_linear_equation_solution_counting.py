@@ -1,7 +1,6 @@
 """BinaryLinearEquation_SolutionCounting: integer points (x, y) of a box on the line A*x + B*y + C = 0."""
 
-from environments._math_util import count_score
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, score_count
 
 
 def count_solutions(a: int, b: int, c: int, x_range: list[int], y_range: list[int]) -> int:
@@ -42,4 +41,4 @@ class BinaryLinearEquation_SolutionCounting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]))
+        return score_count(answer, int(data["reference"]))

@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from rlve_jax.env import Environment, FormatError, grow, parse_int
+from rlve_jax.env import Environment, FormatError, grow_1p5, parse_int
 
 
 def expected_leaves(n: int) -> Fraction:
@@ -25,7 +25,7 @@ class BinaryTreeLeafNumExpectation(Environment):
     name = "BinaryTreeLeafNumExpectation"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow(5, lambda x: int(1.5 * x), difficulty)}]
+        return [{"MAX_N": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(1, params["MAX_N"])

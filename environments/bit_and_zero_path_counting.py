@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from rlve_jax.env import grow
+from environments._common import ModCountingEnvironment, mod_output_format
+from rlve_jax.env import grow_1p1
 
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
 
 MOD = 10000
 EXISTENCE_MOD = (1 << 61) - 1  # a second, huge modulus tells "no path" apart from "a multiple of MOD"
@@ -37,9 +37,10 @@ def count_paths(source: int, target: int, mod: int = MOD) -> int:
 
 class BitAndZero_PathCounting(ModCountingEnvironment):
     name = "BitAndZero_PathCounting"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
-        return [{"max_length": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"max_length": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         length = params["max_length"]

@@ -1,8 +1,8 @@
 """BitEquationCounting: 0/1 assignments of the variables of a random &, |, ^ formula that make it 1."""
 
-from rlve_jax.env import grow, parse_int, ratio_reward
+from environments._common import CountingEnvironment, count_output_format
+from rlve_jax.env import grow_1p1, parse_int, ratio_reward
 
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
 
 OPERATORS = ("&", "|", "^")
 
@@ -33,11 +33,11 @@ def count_true(node: dict) -> tuple[int, int]:
     return total - ones, ones
 
 
-class BitEquationCounting(RatioCountingEnvironment):
+class BitEquationCounting(CountingEnvironment):
     name = "BitEquationCounting"
 
     def levels(self, difficulty):
-        return [{"N": grow(2, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -2,9 +2,8 @@
 
 from collections import Counter
 
-from rlve_jax.env import grow
-
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, count_output_format
+from rlve_jax.env import grow_1p1
 
 
 def count_operator_choices(values: list[int], target: int) -> int:
@@ -19,11 +18,11 @@ def count_operator_choices(values: list[int], target: int) -> int:
     return running[target]
 
 
-class BitwiseOperationSequenceCounting(RatioCountingEnvironment):
+class BitwiseOperationSequenceCounting(CountingEnvironment):
     name = "BitwiseOperationSequenceCounting"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N_M": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])

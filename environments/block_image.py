@@ -1,8 +1,8 @@
 """BlockImage: draw the ASCII isometric picture of stacked unit cubes on an M x N height grid."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_lines
+from environments._common import grid_text
+from rlve_jax.env import INVALID, Environment, FormatError, fraction_reward, parse_lines
 
-from ._logic_util import INVALID
 
 CUBE = (  # top line first; '.' is transparent
     "..+---+",
@@ -47,7 +47,7 @@ class BlockImage(Environment):
     def prompt(self, data):
         heights = data["heights"]
         m, n = len(heights), len(heights[0])
-        grid = "\n".join(" ".join(map(str, row)) for row in heights)
+        grid = grid_text(heights)
         cube = "\n".join(CUBE)
         return (
             f"A {m} x {n} area is covered with stacks of unit cubes; the number in row i, column j is the height "

@@ -1,6 +1,6 @@
 """BoundedAdjacencyDifference_Permutation_Counting: permutations whose neighbours differ by at most K."""
 
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, count_output_format
 
 # A level has only three instances (K in 2..4), so the question comes in a few phrasings.
 PHRASINGS = (
@@ -32,7 +32,7 @@ def count_bounded_permutations(n: int, k: int) -> int:
     return sum(ways[(1 << n) - 1])
 
 
-class BoundedAdjacencyDifference_Permutation_Counting(RatioCountingEnvironment):
+class BoundedAdjacencyDifference_Permutation_Counting(CountingEnvironment):
     name = "BoundedAdjacencyDifference_Permutation_Counting"
 
     def levels(self, difficulty):

@@ -1,8 +1,7 @@
 """BoundedIntervalIntersection: non-empty sets of intervals whose common part has length >= K."""
 
-from rlve_jax.env import grow
-
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, count_output_format
+from rlve_jax.env import grow_1p1
 
 
 def count_subsets(intervals: list[list[int]], k: int) -> int:
@@ -21,11 +20,11 @@ def count_subsets(intervals: list[list[int]], k: int) -> int:
     return total
 
 
-class BoundedIntervalIntersection(RatioCountingEnvironment):
+class BoundedIntervalIntersection(CountingEnvironment):
     name = "BoundedIntervalIntersection"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -2,9 +2,7 @@
 
 from itertools import accumulate
 
-from rlve_jax.env import Environment
-
-from ._classical_util import count_score, grow_11
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 
 def count_mean_at_least(values: list[int], k: int) -> int:
@@ -17,7 +15,7 @@ class BoundedMeanSubarrayCounting(Environment):
     name = "BoundedMeanSubarrayCounting"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -34,4 +32,4 @@ class BoundedMeanSubarrayCounting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]), 10)
+        return score_count(answer, int(data["reference"]), 10)

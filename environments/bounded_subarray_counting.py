@@ -1,8 +1,6 @@
 """BoundedSubarrayCounting: count subarrays with sum <= K in an array repeated M times."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import count_score, grow_11
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 
 def count_sum_at_most(values: list[int], k: int) -> int:
@@ -21,7 +19,7 @@ class BoundedSubarrayCounting(Environment):
     name = "BoundedSubarrayCounting"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty), "M": grow_11(2, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty), "M": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n, m = params["N"], params["M"]
@@ -39,4 +37,4 @@ class BoundedSubarrayCounting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]), 10)
+        return score_count(answer, int(data["reference"]), 10)

@@ -2,9 +2,7 @@
 
 import math
 
-from rlve_jax.env import Environment, parse_ints, positional_match_reward
-
-from ._logic_util import INVALID, grow_11
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints, positional_match_reward
 
 
 def schedule(n: int, c: list[int], d: int, s: int) -> list[int]:
@@ -25,7 +23,7 @@ class BoxScheduling(Environment):
     name = "BoxScheduling"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_11(3, difficulty)}]
+        return [{"MAX_N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(3, params["MAX_N"])

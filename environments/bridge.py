@@ -1,8 +1,8 @@
 """Bridge: list every bridge (an edge whose removal disconnects its component) of an undirected graph."""
 
-from environments._grapha_util import (DENSITIES_002_09, find_bridges, graph_text, grow_n, pair_count,
-                                       parse_pairs, random_pairs)
-from rlve_jax.env import Environment, fraction_reward
+from environments._common import parse_flat_pairs
+from environments._graphs import DENSITIES_002_09, find_bridges, graph_text, pair_count, random_pairs
+from rlve_jax.env import Environment, fraction_reward, grow_1p1
 
 COMPONENT_FRACTIONS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
 
@@ -12,7 +12,7 @@ class Bridge(Environment):
     size_keys = ("N",)
 
     def levels(self, difficulty):
-        n = grow_n(4, difficulty)
+        n = grow_1p1(4, difficulty)
         component_nums = sorted({int(c * n) for c in COMPONENT_FRACTIONS if int(c * n) >= 2})
         return [{"N": n, "edge_density": rho, "component_num": k}
                 for rho in DENSITIES_002_09 for k in component_nums]
@@ -26,7 +26,7 @@ class Bridge(Environment):
         blocks = [vertices[a:b] for a, b in zip([0] + cuts, cuts + [n])]
         edges = []
         for block in blocks:
-            inner = random_pairs(rng, len(block), int(params["edge_density"] * pair_count(len(block))))
+            inner = random_pairs(len(block), int(params["edge_density"] * pair_count(len(block))), rng)
             edges += [[block[a], block[b]] for a, b in inner]
         for i in range(1, k):
             edges.append([rng.choice(blocks[rng.randrange(i)]), rng.choice(blocks[i])])
@@ -48,7 +48,7 @@ class Bridge(Environment):
 
     def score(self, data, answer):
         bridges = {tuple(b) for b in data["bridges"]}
-        listed = [(min(u, v), max(u, v)) for u, v in parse_pairs(answer)]
+        listed = [(min(u, v), max(u, v)) for u, v in parse_flat_pairs(answer)]
         if len(set(listed)) != len(listed) or any(e not in bridges for e in listed):
             return -0.5
         return fraction_reward(len(listed), len(bridges), beta=5)

@@ -8,7 +8,7 @@ value not used yet; the counts below follow that characterisation.
 
 from functools import cache
 
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, count_output_format
 
 
 @cache
@@ -48,7 +48,7 @@ def count_greater_valid(perm: list[int]) -> int:
     return total
 
 
-class BubbleSwapLowerBound_PermutationCounting(RatioCountingEnvironment):
+class BubbleSwapLowerBound_PermutationCounting(CountingEnvironment):
     name = "BubbleSwapLowerBound_PermutationCounting"
 
     def levels(self, difficulty):

@@ -2,16 +2,14 @@
 
 from collections import Counter
 
-from rlve_jax.env import Environment, parse_int
-
-from ._classical_util import INVALID, grow_11
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_int
 
 
 class BucketSorting(Environment):
     name = "BucketSorting"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(5, difficulty), "MAX": 2 + difficulty}]
+        return [{"N": grow_1p1(5, difficulty), "MAX": 2 + difficulty}]
 
     def sample(self, params, rng):
         values = [rng.randint(0, params["MAX"]) for _ in range(params["N"])]

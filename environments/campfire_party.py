@@ -1,8 +1,7 @@
 """CampfireParty (NOIP 2005): reseat a circle so everyone sits next to both wished neighbours, at least cost."""
 
-from rlve_jax.env import Environment, parse_ints, parse_lines
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints, parse_lines
 
-from ._logic_util import INVALID, grow_11
 
 UNSUCCESSFUL = -0.2  # every operation legal, but the final circle misses a wish
 
@@ -42,7 +41,7 @@ class CampfireParty(Environment):
     name = "CampfireParty"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(4, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

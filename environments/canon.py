@@ -1,7 +1,7 @@
 """Canon (held-out): ordered sequences of M distinct non-empty subsets of {1..N} covering every element evenly."""
 
-from environments._heldout_util import score_mod, set_text, times_1_1_plus_1
-from rlve_jax.env import Environment, grow
+from environments._common import set_text
+from rlve_jax.env import Environment, grow_1p1, score_mod
 
 
 def count_even_sequences(n: int, m: int) -> int:
@@ -24,7 +24,7 @@ class Canon(Environment):
     name = "Canon"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"MAX_N_M": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         high = params["MAX_N_M"]

@@ -3,7 +3,7 @@
 from collections import Counter
 from math import factorial, prod
 
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
+from environments._common import ModCountingEnvironment, mod_output_format
 
 
 def arrangements(counts: Counter) -> int:
@@ -25,6 +25,7 @@ def count_smaller(sequence: list[int]) -> int:
 
 class CantorExpansion(ModCountingEnvironment):
     name = "CantorExpansion"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
         return [{"N": 3 + difficulty}]

@@ -2,8 +2,7 @@
 
 import itertools
 
-from environments._math_util import count_score, grow_by_half
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 def run_value(x: int) -> int:
@@ -14,7 +13,7 @@ class CapitalCityEffect(Environment):
     name = "CapitalCityEffect"
 
     def levels(self, difficulty):
-        return [{"MAX_R": grow_by_half(20, difficulty)}]
+        return [{"MAX_R": grow_1p5(20, difficulty)}]
 
     def sample(self, params, rng):
         right = rng.randint(20, params["MAX_R"])
@@ -31,4 +30,4 @@ class CapitalCityEffect(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]))
+        return score_count(answer, int(data["reference"]))

@@ -5,7 +5,7 @@ graph that links each colouring to its images under the generators, so a union-f
 the N!/(r! g! b!) colourings counts them exactly (the number Burnside's lemma gives).
 """
 
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, DisjointSets, count_output_format
 
 COLORS = "RGB"
 
@@ -31,28 +31,18 @@ def distinct_colorings(counts: list[int]) -> list[str]:
 def count_orbits(counts: list[int], shuffles: list[list[int]]) -> int:
     colorings = distinct_colorings(counts)
     index = {coloring: i for i, coloring in enumerate(colorings)}
-    parent = list(range(len(colorings)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    sets = DisjointSets(len(colorings))
     orbits = len(colorings)
     for coloring, i in index.items():
         for shuffle in shuffles:
             moved = [""] * len(coloring)
             for position, target in enumerate(shuffle):
                 moved[target - 1] = coloring[position]
-            a, b = find(i), find(index["".join(moved)])
-            if a != b:
-                parent[a] = b
-                orbits -= 1
+            orbits -= sets.union(i, index["".join(moved)])
     return orbits
 
 
-class CardColoringCounting(RatioCountingEnvironment):
+class CardColoringCounting(CountingEnvironment):
     name = "CardColoringCounting"
     positive_only = True
 

@@ -2,16 +2,16 @@
 
 from math import comb
 
-from rlve_jax.env import grow
-
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
+from environments._common import ModCountingEnvironment, mod_output_format
+from rlve_jax.env import grow_1p1
 
 
 class CatalanNumberMod(ModCountingEnvironment):
     name = "CatalanNumberMod"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(2, params["MAX_N"])

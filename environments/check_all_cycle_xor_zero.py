@@ -1,8 +1,8 @@
 """CheckAllCycleXorZero: decide whether every cycle of an edge-weighted graph has XOR 0."""
 
-from environments._grapha_util import (RATIOS_1_3, WEIGHTED_EDGES, find_bridges, graph_text, grow_n,
-                                       random_pairs, ratio_levels, xor_potentials)
-from rlve_jax.env import Environment
+from environments._graphs import (RATIOS_1_3, WEIGHTED_EDGES, find_bridges, graph_text, random_pairs, ratio_levels,
+                                  xor_potentials)
+from rlve_jax.env import Environment, grow_1p1
 
 
 def all_cycles_xor_zero(n: int, edges: list[list[int]]) -> bool:
@@ -15,14 +15,14 @@ class CheckAllCycleXorZero(Environment):
     name = "CheckAllCycleXorZero"
 
     def levels(self, difficulty):
-        return ratio_levels(grow_n(4, difficulty), RATIOS_1_3)
+        return ratio_levels(grow_1p1(4, difficulty), RATIOS_1_3)
 
     def sample(self, params, rng):
         """Potential-difference weights make every cycle XOR to 0; for NO, one edge on a cycle is flipped."""
         n = params["N"]
         bits = n.bit_length() + 1
         potential = [rng.randint(0, 2 ** bits - 1) for _ in range(n)]
-        pairs = random_pairs(rng, n, int(params["edge_ratio"] * n))  # >= n edges, so a cycle exists
+        pairs = random_pairs(n, int(params["edge_ratio"] * n), rng)  # >= n edges, so a cycle exists
         edges = [[u, v, potential[u] ^ potential[v]] for u, v in pairs]
         want_yes = rng.random() < 0.5
         if not want_yes:

@@ -2,7 +2,8 @@
 
 from fractions import Fraction
 
-from rlve_jax.env import Environment, FormatError, grow, parse_ints
+from environments._common import parse_exact_ints
+from rlve_jax.env import Environment, grow_1p5
 
 
 def seating_probability(n: int, k: int) -> Fraction:
@@ -14,7 +15,7 @@ class Cinema(Environment):
     name = "Cinema"
 
     def levels(self, difficulty):
-        return [{"MAX_N_K": grow(4, lambda x: int(1.5 * x), difficulty)}]
+        return [{"MAX_N_K": grow_1p5(4, difficulty)}]
 
     def sample(self, params, rng):
         top = params["MAX_N_K"]
@@ -37,8 +38,6 @@ class Cinema(Environment):
         )
 
     def score(self, data, answer):
-        values = parse_ints(answer)
-        if len(values) != 2:
-            raise FormatError("expected two integers")
+        values = parse_exact_ints(answer, 2)
         p = seating_probability(data["N"], data["K"])
         return float(values == [p.numerator, p.denominator])

@@ -2,9 +2,8 @@
 
 import random
 
-from rlve_jax.env import Environment, parse_ints
+from rlve_jax.env import INVALID, Environment, parse_ints, sweep
 
-from ._logic_util import INVALID, ratio_knobs
 
 CHILD_VALUES = {  # (op, wanted value) -> child values that produce it
     ("&", 1): [(1, 1)], ("&", 0): [(0, 0), (0, 1), (1, 0)],
@@ -53,7 +52,7 @@ class Circuit(Environment):
 
     def levels(self, difficulty):
         n = 2 + difficulty
-        return [{"N": n, "M": int(m * n)} for m in ratio_knobs(2.0, 5.0)]
+        return [{"N": n, "M": int(m * n)} for m in sweep(2.0, 5.0)]
 
     def sample(self, params, rng):
         n = params["N"]

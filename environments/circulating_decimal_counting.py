@@ -2,8 +2,8 @@
 
 from math import gcd
 
-from environments._heldout_util import perturb_count, score_positive_count, times_1_1_plus_1, times_1_5
-from rlve_jax.env import Environment, grow
+from environments._common import perturb_count
+from rlve_jax.env import Environment, grow_1p1, grow_1p5, score_count
 
 
 def count_pure_repeating(n: int, m: int, k: int) -> int:
@@ -16,8 +16,8 @@ class CirculatingDecimalCounting(Environment):
     perturb = perturb_count
 
     def levels(self, difficulty):
-        max_nm = grow(5, times_1_5, difficulty)
-        return [{"MAX_N": max_nm, "MAX_M": max_nm, "MAX_K": grow(3, times_1_1_plus_1, difficulty)}]
+        max_nm = grow_1p5(5, difficulty)
+        return [{"MAX_N": max_nm, "MAX_M": max_nm, "MAX_K": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(1, params["MAX_N"]), rng.randint(1, params["MAX_M"])
@@ -35,4 +35,4 @@ class CirculatingDecimalCounting(Environment):
         )
 
     def score(self, data, answer):
-        return score_positive_count(answer, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]), beta=10, positive=True)

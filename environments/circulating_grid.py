@@ -1,7 +1,7 @@
 """CirculatingGrid: change the fewest arrows of a torus grid so that following arrows from any cell
 eventually returns to it (every cell is entered by exactly one arrow)."""
 
-from environments._optima_util import minimize_reward, parse_char_grid, sparse_min_cost_assignment
+from environments._common import minimization_reward, parse_char_grid, sparse_min_cost_assignment
 from rlve_jax.env import Environment
 
 MOVES = {"L": (0, -1), "R": (0, 1), "U": (-1, 0), "D": (1, 0)}
@@ -66,11 +66,11 @@ class CirculatingGrid(Environment):
     def score(self, data, answer):
         grid = data["grid"]
         rows, columns = len(grid), len(grid[0])
-        new = parse_char_grid(answer, rows, columns, "LRUD")
+        new = parse_char_grid(answer, rows, columns, "LRUD", ignore_spaces=True)
         entered = [0] * (rows * columns)
         for r in range(rows):
             for c in range(columns):
                 entered[target(rows, columns, r, c, new[r][c])] += 1
         if any(count != 1 for count in entered):
             return -0.5
-        return minimize_reward(data["optimum"], changes(grid, new), beta=5)
+        return minimization_reward(data["optimum"], changes(grid, new), beta=5)

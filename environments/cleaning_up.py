@@ -1,7 +1,7 @@
 """CleaningUp (USACO "Cleaning Up"): cut an array into consecutive batches minimizing the sum of
 squared numbers of distinct values per batch."""
 
-from environments._optima_util import minimize_reward
+from environments._common import minimization_reward
 from rlve_jax.env import Environment, parse_ints
 
 
@@ -58,4 +58,4 @@ class CleaningUp(Environment):
         ends, n = parse_ints(answer), len(data["array"])
         if not ends or ends[-1] != n or any(b <= a for a, b in zip([0] + ends, ends)):
             return -0.5
-        return minimize_reward(data["optimum"], batches_cost(data["array"], ends), beta=5)
+        return minimization_reward(data["optimum"], batches_cost(data["array"], ends), beta=5)

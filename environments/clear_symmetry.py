@@ -1,7 +1,7 @@
 """ClearSymmetry: the smallest n with a clear, doubly symmetric n x n 0/1 matrix holding exactly x ones."""
 
-from environments._math_util import grow_by_half
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p5
 
 
 def smallest_side(x: int) -> int:
@@ -15,11 +15,11 @@ def smallest_side(x: int) -> int:
     return n
 
 
-class ClearSymmetry(Environment):
+class ClearSymmetry(ExactIntegerEnvironment):
     name = "ClearSymmetry"
 
     def levels(self, difficulty):
-        return [{"MAX_X": grow_by_half(5, difficulty)}]
+        return [{"MAX_X": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         x = rng.randint(1, params["MAX_X"])
@@ -35,6 +35,3 @@ class ClearSymmetry(Environment):
             f"with sharpness exactly {data['X']}.\n\n"
             "Output Format: a single integer n."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

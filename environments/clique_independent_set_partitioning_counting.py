@@ -1,7 +1,7 @@
 """Clique_IndependentSet_Partitioning_Counting (held-out): count splits into a clique and an independent set."""
 
-from environments._heldout_util import edge_lines, perturb_count, score_count
-from rlve_jax.env import Environment
+from environments._common import edge_lines, perturb_count
+from rlve_jax.env import Environment, score_count
 
 
 def count_split_partitions(n: int, edges: list[list[int]], clique: list[int]) -> int:
@@ -57,7 +57,7 @@ class Clique_IndependentSet_Partitioning_Counting(Environment):
 
     def prompt(self, data):
         n = data["N"]
-        edges = edge_lines(data["edges"])
+        edges = edge_lines(data["edges"], "(no edges)")
         return (
             f"You are given an undirected graph with {n} vertices labeled 0 to {n - 1} and the following edges:\n"
             f"{edges}\n\n"

@@ -2,9 +2,7 @@
 
 from functools import lru_cache
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score
+from environments._common import ExactIntegerEnvironment
 
 
 def first_player_best(coins: list[int]) -> int:
@@ -23,7 +21,7 @@ def first_player_best(coins: list[int]) -> int:
     return best(0, 2)
 
 
-class CoinSquareGame(Environment):
+class CoinSquareGame(ExactIntegerEnvironment):
     name = "CoinSquareGame"
 
     def levels(self, difficulty):
@@ -46,6 +44,3 @@ class CoinSquareGame(Environment):
             "What is the total value Alice gets?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))

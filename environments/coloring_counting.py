@@ -1,8 +1,8 @@
 """ColoringCounting: sum, over all proper colorings with per-vertex color caps, of the number of colors used."""
 
-from environments._grapha_util import (DENSITIES_002_095, adjacency_masks, adjacency_sets, density_levels,
-                                       doubled_count, graph_text, pair_count, random_pairs)
-from rlve_jax.env import Environment, FormatError, parse_int, ratio_reward
+from environments._common import adjacency_masks, adjacency_sets, perturb_count
+from environments._graphs import DENSITIES_002_095, density_levels, graph_text, pair_count, random_pairs
+from rlve_jax.env import Environment, score_count
 
 
 def colors_used_total(n: int, edges: list[list[int]], caps: list[int]) -> int:
@@ -53,7 +53,7 @@ class ColoringCounting(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))
+        edges = random_pairs(n, int(params["edge_density"] * pair_count(n)), rng)
         # Colors are 0..R[u], so R[u] >= deg(u) leaves every vertex a free color: a coloring always exists.
         caps = [rng.randint(len(adj), 2 * len(adj)) for adj in adjacency_sets(n, edges)]
         total = colors_used_total(n, edges, caps)
@@ -73,10 +73,6 @@ class ColoringCounting(Environment):
         )
 
     def score(self, data, answer):
-        value = parse_int(answer)
-        if value <= 0:
-            raise FormatError("the sum is positive")
-        return ratio_reward(value, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]), positive=True)  # the sum is positive
 
-    def perturb(self, problem, answer):
-        return doubled_count(answer)
+    perturb = perturb_count

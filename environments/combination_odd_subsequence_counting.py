@@ -3,9 +3,8 @@
 By Lucas' theorem C(a, b) is odd exactly when the bits of b are a subset of the bits of a.
 """
 
-from rlve_jax.env import grow
-
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, count_output_format
+from rlve_jax.env import grow_1p1
 
 
 def count_odd_chains(values: list[int]) -> int:
@@ -17,11 +16,11 @@ def count_odd_chains(values: list[int]) -> int:
     return sum(starting_at) - len(values)
 
 
-class CombinationOddSubsequenceCounting(RatioCountingEnvironment):
+class CombinationOddSubsequenceCounting(CountingEnvironment):
     name = "CombinationOddSubsequenceCounting"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

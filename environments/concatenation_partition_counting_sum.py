@@ -6,9 +6,9 @@ G(i) = sum over j < i of G(j) * A^(value of digits j..i-1) sums A^(sum of parts)
 cuts of the first i digits, and the answer is G(N)[0][0].
 """
 
-from rlve_jax.env import grow
+from environments._common import ModCountingEnvironment, mod_output_format
+from rlve_jax.env import grow_1p1
 
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
 
 Matrix = list[list[int]]
 
@@ -46,10 +46,11 @@ def partition_sum(digits: str, m: int, mod: int) -> int:
 
 class ConcatenationPartitionCountingSum(ModCountingEnvironment):
     name = "ConcatenationPartitionCountingSum"
+    mod_key = "MOD"
     size_keys = ("N",)
 
     def levels(self, difficulty):
-        n = grow(2, lambda x: int(1.1 * x + 1), difficulty)
+        n = grow_1p1(2, difficulty)
         return [{"N": n, "M": m} for m in range(1, 6)]
 
     def sample(self, params, rng):

@@ -1,6 +1,6 @@
 """ConstructHackInterval: an interval [L, R] whose total digit sum is divisible by MOD (R <= 10 * MOD)."""
 
-from environments._math_util import parse_pair
+from environments._common import parse_pair
 from rlve_jax.env import Environment
 
 

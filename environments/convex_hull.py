@@ -2,8 +2,8 @@
 
 from math import gcd
 
-from environments._heldout_util import perturb_count, score_positive_count, times_1_1_plus_1
-from rlve_jax.env import Environment, grow
+from environments._common import perturb_count
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 
 def twice_hull_area(points: list[list[int]]) -> int:
@@ -53,7 +53,7 @@ class ConvexHull(Environment):
     perturb = perturb_count
 
     def levels(self, difficulty):
-        return [{"N": grow(5, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(5, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -71,4 +71,4 @@ class ConvexHull(Environment):
         )
 
     def score(self, data, answer):
-        return score_positive_count(answer, int(data["reference"]), beta=5)
+        return score_count(answer, int(data["reference"]), beta=5, positive=True)

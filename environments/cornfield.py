@@ -1,8 +1,8 @@
 """Cornfield ("Fang Bobo's cornfield"): with at most K range +1 operations, make the longest
 non-decreasing subsequence of the heights as long as possible."""
 
-from environments._optima_util import longest_non_decreasing, maximize_reward
-from rlve_jax.env import Environment, FormatError, grow, parse_int_rows
+from environments._common import longest_non_decreasing, maximization_reward
+from rlve_jax.env import Environment, FormatError, grow_1p1, parse_int_rows
 
 
 def best_operations(heights: list[int], k: int) -> tuple[int, list[list[int]]]:
@@ -54,7 +54,7 @@ class Cornfield(Environment):
     name = "Cornfield"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -89,4 +89,4 @@ class Cornfield(Environment):
             raise FormatError("each line must hold L and R")
         if len(operations) > data["K"] or any(not 1 <= left <= right <= len(heights) for left, right in operations):
             return -0.5
-        return maximize_reward(data["optimum"], longest_non_decreasing(raised(heights, operations)), beta=5)
+        return maximization_reward(longest_non_decreasing(raised(heights, operations)), data["optimum"], beta=5)

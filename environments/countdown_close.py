@@ -11,8 +11,8 @@ from bisect import bisect_left
 from collections import Counter
 from fractions import Fraction
 
-from environments._heldout_util import INVALID, Arithmetic
-from rlve_jax.env import Environment
+from environments._formulas import Arithmetic
+from rlve_jax.env import INVALID, Environment
 
 MAX_OPERAND_CHOICES = (8, 16, 24, 32, 40, 48)
 SEARCHED_OPERANDS = 6  # the best reachable value is precomputed up to this many operands

@@ -2,8 +2,7 @@
 
 import heapq
 
-from environments._heldout_util import score_exact
-from rlve_jax.env import Environment
+from environments._common import ExactIntegerEnvironment
 
 
 def show_length(durations: list[int], k: int) -> int:
@@ -15,7 +14,7 @@ def show_length(durations: list[int], k: int) -> int:
     return max(stage)
 
 
-class CowDanceShow(Environment):
+class CowDanceShow(ExactIntegerEnvironment):
     name = "CowDanceShow"
 
     def levels(self, difficulty):
@@ -38,6 +37,3 @@ class CowDanceShow(Environment):
             "stage. The show ends when the last cow finishes. At what time does the show end?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

@@ -1,8 +1,6 @@
 """Cryptarithmetic: recover the digit of each symbol in a base-N addition written with symbols d[0..N-1]."""
 
-from rlve_jax.env import Environment, fraction_reward, parse_ints
-
-from ._logic_util import INVALID
+from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints
 
 
 def to_digits(value: int, base: int) -> list[int]:

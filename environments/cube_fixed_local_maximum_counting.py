@@ -11,9 +11,10 @@ P(exactly K) = sum_{i>=K} (-1)^(i-K) C(i, K) f(i).
 from fractions import Fraction
 from math import comb
 
-from rlve_jax.env import grow
+from environments._common import ModCountingEnvironment, mod_output_format
+from environments._numbers import fraction_mod
+from rlve_jax.env import grow_1p1
 
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
 
 MOD = 998244353
 
@@ -28,9 +29,10 @@ def exactly_k_maxima_probability(n: int, m: int, l: int, k: int) -> Fraction:
 
 class Cube_FixedLocalMaximumCounting(ModCountingEnvironment):
     name = "Cube_FixedLocalMaximumCounting"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M_L": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N_M_L": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         top = params["MAX_N_M_L"]
@@ -38,7 +40,7 @@ class Cube_FixedLocalMaximumCounting(ModCountingEnvironment):
         k = rng.randint(2, min(n, m, l))
         p = exactly_k_maxima_probability(n, m, l, k)
         return {"N": n, "M": m, "L": l, "K": k, "MOD": MOD,
-                "gold": p.numerator % MOD * pow(p.denominator, -1, MOD) % MOD}
+                "gold": fraction_mod(p.numerator, p.denominator, MOD)}
 
     def prompt(self, data):
         n, m, l = data["N"], data["M"], data["L"]

@@ -1,7 +1,8 @@
 """CycleCounting: the number of simple cycles (as edge sets, at least 3 vertices) of an undirected graph."""
 
-from environments._grapha_util import adjacency_masks, doubled_count, graph_text, pair_count, random_pairs
-from rlve_jax.env import Environment, FormatError, parse_int, ratio_reward
+from environments._common import adjacency_masks, perturb_count
+from environments._graphs import graph_text, pair_count, random_pairs
+from rlve_jax.env import Environment, score_count
 
 DENSITIES = (0.25, 0.45, 0.65, 0.85)
 
@@ -42,7 +43,7 @@ class CycleCounting(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))
+        edges = random_pairs(n, int(params["edge_density"] * pair_count(n)), rng)
         return {"N": n, "edges": edges, "reference": str(count_simple_cycles(n, edges))}
 
     def prompt(self, data):
@@ -56,10 +57,6 @@ class CycleCounting(Environment):
         )
 
     def score(self, data, answer):
-        value = parse_int(answer)
-        if value < 0:
-            raise FormatError("a count is non-negative")
-        return ratio_reward(value, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]))
 
-    def perturb(self, problem, answer):
-        return doubled_count(answer)
+    perturb = perturb_count

@@ -7,7 +7,7 @@ fits when its leading digit t is below 2^s and the other d digits are distinct a
 
 from math import comb
 
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, count_output_format
 
 
 def count_increasing_numbers(k: int, w: int) -> int:
@@ -18,7 +18,7 @@ def count_increasing_numbers(k: int, w: int) -> int:
     return total
 
 
-class DecreasingDigitCounting(RatioCountingEnvironment):
+class DecreasingDigitCounting(CountingEnvironment):
     name = "DecreasingDigitCounting"
 
     def levels(self, difficulty):

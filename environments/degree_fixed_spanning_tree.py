@@ -1,7 +1,7 @@
 """DegreeFixed_SpanningTree: a spanning tree of a graph in which every vertex has a prescribed degree."""
 
-from environments._grapha_util import (drop_last_ints, graph_text, is_spanning_tree, pair_count, parse_pairs,
-                                       random_pairs, random_tree)
+from environments._common import drop_last_tokens, parse_flat_pairs, random_tree
+from environments._graphs import graph_text, is_spanning_tree, pair_count, random_pairs
 from rlve_jax.env import Environment, fraction_reward
 
 DENSITIES = (0.1, 0.3, 0.5, 0.7, 0.9)
@@ -17,8 +17,8 @@ class DegreeFixed_SpanningTree(Environment):
     def sample(self, params, rng):
         """The degrees come from a planted spanning tree hidden among random extra edges."""
         n = params["N"]
-        tree = random_tree(rng, n)
-        edges = tree + random_pairs(rng, n, int(params["edge_density"] * pair_count(n)) - (n - 1), exclude=tree)
+        tree = random_tree(n, rng)
+        edges = tree + random_pairs(n, int(params["edge_density"] * pair_count(n)) - (n - 1), rng, exclude=tree)
         rng.shuffle(edges)
         degrees = [0] * n
         for u, v in tree:
@@ -41,7 +41,7 @@ class DegreeFixed_SpanningTree(Environment):
 
     def score(self, data, answer):
         n = data["N"]
-        chosen = parse_pairs(answer)
+        chosen = parse_flat_pairs(answer)
         if not is_spanning_tree(n, chosen, {(min(u, v), max(u, v)) for u, v in data["edges"]}):
             return -0.5
         degrees = [0] * n
@@ -51,4 +51,4 @@ class DegreeFixed_SpanningTree(Environment):
         return fraction_reward(sum(a == b for a, b in zip(degrees, data["degrees"])), n, beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_ints(answer, 2)
+        return drop_last_tokens(answer, 2)

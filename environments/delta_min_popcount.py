@@ -1,7 +1,7 @@
 """DeltaMinPopcount: min over n >= 0 of popcount(n XOR (n + d)) for a given binary d."""
 
-from environments._math_util import grow_by_tenth
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def min_popcount(d: int) -> int:
@@ -20,11 +20,11 @@ def min_popcount(d: int) -> int:
     return int(min(best[0], best[1] + 1))
 
 
-class DeltaMinPopcount(Environment):
+class DeltaMinPopcount(ExactIntegerEnvironment):
     name = "DeltaMinPopcount"
 
     def levels(self, difficulty):
-        return [{"digit_num": grow_by_tenth(4, difficulty)}]
+        return [{"digit_num": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         bits = params["digit_num"]
@@ -37,6 +37,3 @@ class DeltaMinPopcount(Environment):
             "of 1 bits in the binary representation of n XOR (n + d), where XOR is bitwise exclusive or.\n\n"
             "Output Format: a single integer (in decimal)."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -3,7 +3,7 @@
 from functools import reduce
 from operator import xor
 
-from ._classical_util import TwoWordAnswer
+from environments._common import TwoWordAnswer
 
 
 def first_player_wins(piles: list[int]) -> bool:

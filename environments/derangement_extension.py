@@ -2,7 +2,7 @@
 
 from math import comb
 
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
+from environments._common import ModCountingEnvironment, mod_output_format
 
 MODULI = (666623333, 998244353, 1000000007)
 
@@ -18,6 +18,7 @@ def derangements(n: int) -> int:
 
 class DerangementExtension(ModCountingEnvironment):
     name = "DerangementExtension"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
         return [{"N": 4 + difficulty}]

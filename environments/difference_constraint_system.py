@@ -1,16 +1,15 @@
 """DifferenceConstraintSystem: find integers satisfying constraints x[i] - x[j] <= c (planted solution)."""
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._logic_util import drop_last_token, grow_11, parse_exact_ints, ratio_knobs
+from environments._common import drop_last_tokens, parse_exact_ints
+from rlve_jax.env import Environment, fraction_reward, grow_1p1, sweep
 
 
 class DifferenceConstraintSystem(Environment):
     name = "DifferenceConstraintSystem"
 
     def levels(self, difficulty):
-        n = grow_11(3, difficulty)
-        return [{"N": n, "M": int(m * n)} for m in ratio_knobs(1.0, 2.0)]
+        n = grow_1p1(3, difficulty)
+        return [{"N": n, "M": int(m * n)} for m in sweep(1.0, 2.0)]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -35,4 +34,4 @@ class DifferenceConstraintSystem(Environment):
         return fraction_reward(satisfied, len(data["constraints"]), beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_token(answer)
+        return drop_last_tokens(answer)

@@ -1,9 +1,10 @@
 """DifferenceConstraintSystemDAG: positive integers satisfying pairwise relations (=, <, <=, >, >=)
 with the smallest possible sum."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, grow, parse_ints
+from environments._common import parse_exact_ints
+from rlve_jax.env import Environment, fraction_reward, grow_1p1, sweep
 
-RATIOS = tuple(round(1.0 + 0.1 * i, 1) for i in range(11))  # M = floor(m * N), m = 1.0, 1.1, ..., 2.0
+RATIOS = sweep(1.0, 2.0)  # M = floor(m * N), m = 1.0, 1.1, ..., 2.0
 HOLDS = {
     "=": lambda a, b: a == b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
     ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
@@ -33,7 +34,7 @@ class DifferenceConstraintSystemDAG(Environment):
     name = "DifferenceConstraintSystemDAG"
 
     def levels(self, difficulty):
-        n = grow(3, lambda x: int(1.1 * x + 1), difficulty)
+        n = grow_1p1(3, difficulty)
         return [{"N": n, "M": int(m * n)} for m in RATIOS]
 
     def sample(self, params, rng):
@@ -59,9 +60,7 @@ class DifferenceConstraintSystemDAG(Environment):
         )
 
     def score(self, data, answer):
-        x = parse_ints(answer)
-        if len(x) != data["N"]:
-            raise FormatError("wrong number of values")
+        x = parse_exact_ints(answer, data["N"])
         if any(v <= 0 for v in x):
             return 0.0
         relations = data["relations"]

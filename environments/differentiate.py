@@ -1,6 +1,6 @@
 """Differentiate: the derivative of a random function of x, checked without running model text."""
 
-from environments._math_util import FormulaEnvironment
+from environments._formulas import FormulaEnvironment
 
 
 class Differentiate(FormulaEnvironment):

@@ -7,7 +7,7 @@ smallest tail >= d. The LIS length is the number of set bits.
 
 from functools import cache
 
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, count_output_format
 
 
 def append_digit(tails: int, digit: int) -> int:
@@ -51,7 +51,7 @@ def count_up_to(bound: int, k: int) -> int:
     return total
 
 
-class DigitLISCounting(RatioCountingEnvironment):
+class DigitLISCounting(CountingEnvironment):
     name = "DigitLISCounting"
 
     def levels(self, difficulty):

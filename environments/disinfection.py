@@ -3,7 +3,7 @@ operations, each costing its smallest side length; minimize the total cost."""
 
 from itertools import product
 
-from environments._optima_util import min_vertex_cover, minimize_reward
+from environments._common import min_vertex_cover, minimization_reward
 from rlve_jax.env import Environment, FormatError, parse_int_rows
 
 
@@ -100,4 +100,4 @@ class Disinfection(Environment):
             return -0.5
         if uncleared(cells, boxes):
             return -0.2
-        return minimize_reward(data["optimum"], sum(map(box_cost, boxes)), beta=5)
+        return minimization_reward(data["optimum"], sum(map(box_cost, boxes)), beta=5)

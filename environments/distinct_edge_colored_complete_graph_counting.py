@@ -9,7 +9,7 @@ types (partitions of N) keeps this fast.
 from collections import Counter
 from math import factorial, gcd, prod
 
-from environments._comboa_util import PRIME_MODULI, ModCountingEnvironment, mod_output_format
+from environments._common import PRIME_MODULI, ModCountingEnvironment, mod_output_format
 
 
 def partitions(n: int, largest: int | None = None):
@@ -35,6 +35,7 @@ def count_edge_colorings(n: int, colors: int) -> int:
 
 class DistinctEdgeColoredCompleteGraphCounting(ModCountingEnvironment):
     name = "DistinctEdgeColoredCompleteGraphCounting"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
         return [{"N": 3 + difficulty}]

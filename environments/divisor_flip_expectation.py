@@ -10,9 +10,9 @@ steps to go from i to i-1 is f_i = (N + (N - i) f_{i+1}) / i with f_N = 1. The a
 from fractions import Fraction
 from math import factorial
 
-from rlve_jax.env import grow
+from environments._common import ModCountingEnvironment, mod_output_format
+from rlve_jax.env import grow_1p1
 
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
 
 MOD = 10 ** 9 + 7
 
@@ -47,9 +47,10 @@ def expected_presses_times_factorial(states: list[int], k: int) -> int:
 
 class DivisorFlipExpectation(ModCountingEnvironment):
     name = "DivisorFlipExpectation"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

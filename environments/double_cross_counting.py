@@ -1,8 +1,7 @@
 """DoubleCrossCounting: 'double cross' shapes made of 1s in a 0/1 matrix (HNOI 2013 rules)."""
 
-from rlve_jax.env import grow
-
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, count_output_format
+from rlve_jax.env import grow_1p1
 
 
 def bar_pairs(top_arm: int, bottom_arm: int) -> int:
@@ -34,12 +33,12 @@ def count_double_crosses(grid: list[str]) -> int:
     return total
 
 
-class DoubleCrossCounting(RatioCountingEnvironment):
+class DoubleCrossCounting(CountingEnvironment):
     name = "DoubleCrossCounting"
     beta = 3
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(5, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N_M": grow_1p1(5, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(5, params["MAX_N_M"]), rng.randint(5, params["MAX_N_M"])

@@ -9,9 +9,8 @@ it is a primitive palindrome (its only split is i = 0), so the words of length n
 sum_{d | n} P(d) minus the primitive palindromes of length n.
 """
 
-from rlve_jax.env import grow
-
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, count_output_format
+from rlve_jax.env import grow_1p1
 
 
 def moebius(n: int) -> int:
@@ -45,12 +44,12 @@ def count_double_palindromes(max_length: int, alphabet: int) -> int:
     return total
 
 
-class DoublePalindromicStringCounting(RatioCountingEnvironment):
+class DoublePalindromicStringCounting(CountingEnvironment):
     name = "DoublePalindromicStringCounting"
     positive_only = True
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(2, params["MAX_N"])

@@ -1,7 +1,6 @@
 """DoubleStackSorting (held-out): operations over two stacks that produce a given output order."""
 
-from environments._heldout_util import INVALID, times_1_1_plus_1
-from rlve_jax.env import MAX_ANSWER_CHARS, Environment, FormatError, grow, positional_match_reward
+from rlve_jax.env import INVALID, MAX_ANSWER_CHARS, Environment, FormatError, grow_1p1, positional_match_reward
 
 PUSH = {"a": 0, "c": 1}  # next input element onto stack 1 / stack 2
 POP = {"b": 0, "d": 1}  # top of stack 1 / stack 2 to the output
@@ -29,7 +28,7 @@ class DoubleStackSorting(Environment):
     name = "DoubleStackSorting"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,15 +1,7 @@
 """DynDynamite (held-out): light M vertices of a tree so the farthest key vertex is reached soonest."""
 
-from environments._heldout_util import (
-    INVALID,
-    adjacency,
-    bfs_tree,
-    distinct_in_range,
-    edge_lines,
-    minimization_reward,
-    random_tree,
-)
-from rlve_jax.env import Environment, parse_ints
+from environments._common import adjacency, bfs_order, distinct_in_range, edge_lines, minimization_reward, random_tree
+from rlve_jax.env import INVALID, Environment, parse_ints
 
 
 def _centers_needed(neighbours: list[list[int]], order: list[int], parent: list[int],
@@ -43,8 +35,8 @@ def _centers_needed(neighbours: list[list[int]], order: list[int], parent: list[
 
 def optimal_centers(n: int, edges: list[list[int]], keys: list[int], m: int) -> tuple[int, list[int]]:
     """(smallest achievable maximum distance, a set of exactly m centers achieving it)."""
-    neighbours = adjacency(n, edges)
-    parent, order = bfs_tree(neighbours, 0)
+    neighbours = adjacency(n, edges, sort=True)
+    parent, order = bfs_order(neighbours, 0)
     key_set = set(keys)
     radius = 0
     while len(centers := _centers_needed(neighbours, order, parent, key_set, radius)) > m:
@@ -56,7 +48,7 @@ def optimal_centers(n: int, edges: list[list[int]], keys: list[int], m: int) -> 
 
 def max_key_distance(n: int, edges: list[list[int]], keys: list[int], centers: list[int]) -> int:
     """Multi-source BFS from the centers; the largest distance to a key vertex."""
-    neighbours = adjacency(n, edges)
+    neighbours = adjacency(n, edges, sort=True)
     distance = [-1] * n
     frontier = list(centers)
     for c in centers:
@@ -77,7 +69,7 @@ class DynDynamite(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_tree(n, rng)
+        edges = random_tree(n, rng, "coin")
         keys = sorted(rng.sample(range(n), rng.randint(2, n)))
         m = rng.randint(1, len(keys) - 1)
         best, centers = optimal_centers(n, edges, keys, m)
@@ -86,7 +78,7 @@ class DynDynamite(Environment):
 
     def prompt(self, data):
         n, m = data["N"], data["M"]
-        edges = edge_lines(data["edges"])
+        edges = edge_lines(data["edges"], "(no edges)")
         return (
             f"You are given a tree with {n} vertices labeled 0 to {n - 1} and these edges (each of length 1):\n"
             f"{edges}\n\n"

@@ -1,6 +1,8 @@
 """EightDigitPuzzle: sliding-tile puzzle on an N x M grid; give blank moves that reach the target grid."""
 
-from ._classical_util import INVALID, ScrambledGridPuzzle, grid_match_reward, grid_text, parse_letters
+from environments._common import grid_text, parse_letters
+from environments._puzzles import ScrambledGridPuzzle, grid_match_reward
+from rlve_jax.env import INVALID
 
 DIRECTIONS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 

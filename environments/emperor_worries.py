@@ -1,6 +1,6 @@
 """EmperorWorries: fewest medal types so that neighbours on a cycle of generals share no type."""
 
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
 
 
 def feasible(needs: list[int], types: int) -> bool:
@@ -34,7 +34,7 @@ def min_medal_types(needs: list[int]) -> int:
     return lower
 
 
-class EmperorWorries(Environment):
+class EmperorWorries(ExactIntegerEnvironment):
     name = "EmperorWorries"
 
     def levels(self, difficulty):
@@ -56,6 +56,3 @@ class EmperorWorries(Environment):
             "medal types needed?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -1,14 +1,13 @@
 """EnergyStorageMeter: sum over 0 <= i < N, 0 <= j < M of max((i XOR j) - K, 0)."""
 
-from environments._math_util import count_score, grow_by_half
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 class EnergyStorageMeter(Environment):
     name = "EnergyStorageMeter"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_by_half(4, difficulty)}]
+        return [{"MAX_N_M": grow_1p5(4, difficulty)}]
 
     def sample(self, params, rng):
         limit = params["MAX_N_M"]
@@ -24,4 +23,4 @@ class EnergyStorageMeter(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]))
+        return score_count(answer, int(data["reference"]))

@@ -1,6 +1,6 @@
 """EuclidGame (C4, C16): who wins Euclid's subtraction game from (X, Y) with optimal play."""
 
-from rlve_jax.env import Environment
+from environments._common import TwoWordAnswer
 
 PLAYERS = ("Stan", "Ollie")
 
@@ -16,18 +16,18 @@ def first_player_wins(x: int, y: int) -> bool:
         mover_wins = not mover_wins
 
 
-class EuclidGame(Environment):
+class EuclidGame(TwoWordAnswer):
     name = "EuclidGame"
+    words = PLAYERS
 
     def levels(self, difficulty):
         return [{"MAX_X_Y": 16 * 2**difficulty}]
 
     def sample(self, params, rng):
-        winner = rng.choice(PLAYERS)
-        while True:
-            x, y = rng.randint(1, params["MAX_X_Y"]), rng.randint(1, params["MAX_X_Y"])
-            if (PLAYERS[0] if first_player_wins(x, y) else PLAYERS[1]) == winner:
-                return {"X": x, "Y": y, "reference": winner}
+        top = params["MAX_X_Y"]
+        (x, y), winner = self.draw_with_answer(rng, lambda: (rng.randint(1, top), rng.randint(1, top)),
+                                               lambda xy: first_player_wins(*xy))
+        return {"X": x, "Y": y, "reference": winner}
 
     def prompt(self, data):
         return (
@@ -38,11 +38,3 @@ class EuclidGame(Environment):
             "Assuming both players play optimally, who wins?\n\n"
             "Output Format: a single word, either `Stan` or `Ollie`."
         )
-
-    def score(self, data, answer):
-        if answer not in PLAYERS:
-            return -0.5
-        return float(answer == data["reference"])
-
-    def perturb(self, problem, answer):
-        return PLAYERS[1] if answer == PLAYERS[0] else PLAYERS[0]

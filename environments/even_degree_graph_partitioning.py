@@ -1,7 +1,7 @@
 """EvenDegreeGraphPartitioning (held-out): two groups where every vertex has an even number of same-group neighbours."""
 
-from environments._heldout_util import INVALID, edge_lines
-from rlve_jax.env import Environment, fraction_reward, parse_ints
+from environments._common import edge_lines
+from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints
 
 
 class EvenDegreeGraphPartitioning(Environment):
@@ -25,7 +25,7 @@ class EvenDegreeGraphPartitioning(Environment):
 
     def prompt(self, data):
         n = data["N"]
-        edges = edge_lines(data["edges"])
+        edges = edge_lines(data["edges"], "(no edges)")
         return (
             f"You are given an undirected graph with {n} vertices labeled 0 to {n - 1} and these edges:\n{edges}\n\n"
             "Assign every vertex to group 1 or group 2 so that every vertex has an even number (possibly zero) of "

@@ -1,7 +1,7 @@
 """Expression_AddingParenthese_Counting (held-out): distinct values over all full parenthesizations."""
 
-from environments._heldout_util import perturb_count, score_positive_count
-from rlve_jax.env import Environment
+from environments._common import perturb_count
+from rlve_jax.env import Environment, score_count
 
 OPERATIONS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
 
@@ -47,4 +47,4 @@ class Expression_AddingParenthese_Counting(Environment):
         )
 
     def score(self, data, answer):
-        return score_positive_count(answer, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]), beta=10, positive=True)

@@ -1,7 +1,7 @@
 """FactorialTrailingZeroCount (held-out): trailing zeros of N! written in base K."""
 
-from environments._heldout_util import score_exact, times_1_5
-from rlve_jax.env import Environment, grow
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p5
 
 
 def trailing_zeros(n: int, base: int) -> int:
@@ -24,11 +24,11 @@ def trailing_zeros(n: int, base: int) -> int:
     return best
 
 
-class FactorialTrailingZeroCount(Environment):
+class FactorialTrailingZeroCount(ExactIntegerEnvironment):
     name = "FactorialTrailingZeroCount"
 
     def levels(self, difficulty):
-        return [{"MAX_N_K": grow(10, times_1_5, difficulty)}]
+        return [{"MAX_N_K": grow_1p5(10, difficulty)}]
 
     def sample(self, params, rng):
         high = params["MAX_N_K"]
@@ -41,6 +41,3 @@ class FactorialTrailingZeroCount(Environment):
             "does this representation have?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

@@ -1,8 +1,6 @@
 """FBI_BinaryTree: postorder labels (F/B/I) of the halving tree of a binary string of length 2^N."""
 
-from rlve_jax.env import Environment, positional_match_reward
-
-from ._classical_util import INVALID
+from rlve_jax.env import INVALID, Environment, positional_match_reward
 
 
 def fbi_postorder(bits: str) -> str:

@@ -1,6 +1,6 @@
 """Fibonacci: A[N] of the recurrence A[n] = P*A[n-1] + Q*A[n-2] modulo 10000."""
 
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
 
 MODULUS = 10000
 
@@ -20,7 +20,7 @@ def recurrence_term(a1: int, a2: int, p: int, q: int, n: int) -> int:
     return (result[0][0] * a2 + result[0][1] * a1) % MODULUS
 
 
-class Fibonacci(Environment):
+class Fibonacci(ExactIntegerEnvironment):
     name = "Fibonacci"
 
     def levels(self, difficulty):
@@ -38,6 +38,3 @@ class Fibonacci(Environment):
             f"Compute A[{data['N']}] modulo {MODULUS}.\n\n"
             f"Output Format: a single integer between 0 and {MODULUS - 1}."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -1,7 +1,6 @@
 """FibonacciContainingCounting: positive pairs (a, b) whose sequence f0 = a, f1 = b, f(n) = f(n-1) + f(n-2) hits K at n >= 2."""
 
-from environments._math_util import count_score, grow_by_half
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 def count_pairs(k: int) -> int:
@@ -18,7 +17,7 @@ class FibonacciContainingCounting(Environment):
     name = "FibonacciContainingCounting"
 
     def levels(self, difficulty):
-        return [{"MAX_K": grow_by_half(10, difficulty)}]
+        return [{"MAX_K": grow_1p5(10, difficulty)}]
 
     def sample(self, params, rng):
         k = rng.randint(2, params["MAX_K"])
@@ -33,4 +32,4 @@ class FibonacciContainingCounting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]))
+        return score_count(answer, int(data["reference"]))

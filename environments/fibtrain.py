@@ -1,7 +1,7 @@
 """Fibtrain: a train whose boardings follow a Fibonacci rule; infer the load after station X."""
 
-from environments._math_util import grow_by_tenth
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def loads(first: int, second: int, stations: int) -> list[int]:
@@ -14,11 +14,11 @@ def loads(first: int, second: int, stations: int) -> list[int]:
     return on_board
 
 
-class Fibtrain(Environment):
+class Fibtrain(ExactIntegerEnvironment):
     name = "Fibtrain"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_by_tenth(5, difficulty), "MAX_A_B": 20}]
+        return [{"MAX_N": grow_1p1(5, difficulty), "MAX_A_B": 20}]
 
     def sample(self, params, rng):
         n = rng.randint(5, params["MAX_N"])
@@ -38,6 +38,3 @@ class Fibtrain(Environment):
             f"How many passengers are on the train when it leaves station {data['X']}?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

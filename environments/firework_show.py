@@ -1,8 +1,7 @@
 """FireworkShow: shorten tree edges at minimum total cost so that every leaf is equally far from the root."""
 
-from rlve_jax.env import Environment
+from environments._common import ExactIntegerEnvironment
 
-from ._classical_util import exact_int_score
 
 INF = float("inf")
 
@@ -31,7 +30,7 @@ def min_equalizing_cost(parents: list[int], weights: list[int]) -> int:
     return int(min(cost[0]))
 
 
-class FireworkShow(Environment):
+class FireworkShow(ExactIntegerEnvironment):
     name = "FireworkShow"
 
     def levels(self, difficulty):
@@ -56,6 +55,3 @@ class FireworkShow(Environment):
             "minimum total cost.\n\n"
             "Output Format: a single integer, the minimum total cost."
         )
-
-    def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))

@@ -1,7 +1,6 @@
 """FixedModK_Selection_Counting (held-out): sum of C(nk, ik + r) over i, modulo p."""
 
-from environments._heldout_util import score_mod, times_1_1_plus_1
-from rlve_jax.env import Environment, grow
+from rlve_jax.env import Environment, grow_1p1, score_mod
 
 
 def selection_sum(n: int, k: int, r: int, mod: int) -> int:
@@ -31,7 +30,7 @@ class FixedModK_Selection_Counting(Environment):
     name = "FixedModK_Selection_Counting"
 
     def levels(self, difficulty):
-        return [{"MAX_N": 8 * 2 ** difficulty, "MAX_K": grow(5, times_1_1_plus_1, difficulty)}]
+        return [{"MAX_N": 8 * 2 ** difficulty, "MAX_K": grow_1p1(5, difficulty)}]
 
     def sample(self, params, rng):
         n, k = rng.randint(1, params["MAX_N"]), rng.randint(2, params["MAX_K"])

@@ -1,22 +1,21 @@
 """FixedOneEdgeNum_SpanningTree: a spanning tree of a 0/1-weighted graph with exactly K weight-1 edges."""
 
-from environments._grapha_util import (RATIOS_1_3, WEIGHTED_EDGES, drop_last_ints, graph_text, grow_n,
-                                       is_spanning_tree, parse_pairs, random_pairs, random_tree,
-                                       ratio_levels)
-from rlve_jax.env import Environment
+from environments._common import drop_last_tokens, parse_flat_pairs, random_tree
+from environments._graphs import RATIOS_1_3, WEIGHTED_EDGES, graph_text, is_spanning_tree, random_pairs, ratio_levels
+from rlve_jax.env import Environment, grow_1p1
 
 
 class FixedOneEdgeNum_SpanningTree(Environment):
     name = "FixedOneEdgeNum_SpanningTree"
 
     def levels(self, difficulty):
-        return ratio_levels(grow_n(4, difficulty), RATIOS_1_3)
+        return ratio_levels(grow_1p1(4, difficulty), RATIOS_1_3)
 
     def sample(self, params, rng):
         """K is the weight-1 count of a planted spanning tree hidden among random extra edges."""
         n = params["N"]
-        tree = random_tree(rng, n)
-        pairs = tree + random_pairs(rng, n, int(params["edge_ratio"] * n) - (n - 1), exclude=tree)
+        tree = random_tree(n, rng)
+        pairs = tree + random_pairs(n, int(params["edge_ratio"] * n) - (n - 1), rng, exclude=tree)
         edges = [[u, v, rng.randint(0, 1)] for u, v in pairs]
         k = sum(w for _, _, w in edges[:n - 1])
         reference = " ".join(f"{u} {v}" for u, v, _ in edges[:n - 1])
@@ -34,11 +33,11 @@ class FixedOneEdgeNum_SpanningTree(Environment):
         )
 
     def score(self, data, answer):
-        chosen = parse_pairs(answer)
+        chosen = parse_flat_pairs(answer)
         weight = {(min(u, v), max(u, v)): w for u, v, w in data["edges"]}
         if not is_spanning_tree(data["N"], chosen, set(weight)):
             return -0.5
         return float(sum(weight[min(u, v), max(u, v)] for u, v in chosen) == data["K"])
 
     def perturb(self, problem, answer):
-        return drop_last_ints(answer, 2)
+        return drop_last_tokens(answer, 2)

@@ -2,8 +2,8 @@
 
 from fractions import Fraction
 
-from environments._optima_util import DropLastTokenPerturbation, distinct_indices, maximize_reward
-from rlve_jax.env import grow
+from environments._common import DropLastTokenPerturbation, maximization_reward, parse_distinct_indices
+from rlve_jax.env import grow_1p1
 
 
 def best_ratio_subset(a: list[int], b: list[int], k: int) -> list[int]:
@@ -22,7 +22,7 @@ class FractionalProgramming(DropLastTokenPerturbation):
     name = "FractionalProgramming"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -46,8 +46,8 @@ class FractionalProgramming(DropLastTokenPerturbation):
         )
 
     def score(self, data, answer):
-        chosen = distinct_indices(answer, len(data["A"]))
+        chosen = parse_distinct_indices(answer, len(data["A"]))
         if chosen is None or len(chosen) != data["K"]:
             return -0.5
         ratio = Fraction(sum(data["A"][i] for i in chosen), sum(data["B"][i] for i in chosen))
-        return maximize_reward(Fraction(*data["optimum"]), ratio, beta=5)
+        return maximization_reward(ratio, Fraction(*data["optimum"]), beta=5)

@@ -3,8 +3,8 @@ sum A[i][P[i]] / sum B[i][P[i]] (the maximum-ratio assignment)."""
 
 from fractions import Fraction
 
-from environments._optima_util import maximize_reward, min_cost_assignment, parse_permutation
-from rlve_jax.env import Environment, grow
+from environments._common import grid_text, maximization_reward, min_cost_assignment, parse_permutation
+from rlve_jax.env import Environment, grow_1p1
 
 
 def best_ratio_assignment(a: list[list[int]], b: list[list[int]]) -> list[int]:
@@ -25,7 +25,7 @@ class FractionalProgramming_BipartiteGraphMatching(Environment):
     name = "FractionalProgramming_BipartiteGraphMatching"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -41,7 +41,7 @@ class FractionalProgramming_BipartiteGraphMatching(Environment):
         n = len(a)
 
         def matrix(rows: list[list[int]]) -> str:
-            return "\n".join(" ".join(map(str, row)) for row in rows)
+            return grid_text(rows)
 
         return (
             f"You are given two {n} x {n} matrices A and B of positive integers (rows and columns indexed 0 to "
@@ -58,4 +58,4 @@ class FractionalProgramming_BipartiteGraphMatching(Environment):
             return -0.5
         ratio = Fraction(sum(data["A"][i][permutation[i]] for i in range(n)),
                          sum(data["B"][i][permutation[i]] for i in range(n)))
-        return maximize_reward(Fraction(*data["optimum"]), ratio, beta=5)
+        return maximization_reward(ratio, Fraction(*data["optimum"]), beta=5)

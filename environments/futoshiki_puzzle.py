@@ -1,10 +1,8 @@
 """FutoshikiPuzzle (held-out): complete a Latin square that respects given cells and '<' constraints."""
 
-from environments._heldout_util import INVALID, grid_text, is_latin_square, parse_square, random_latin_square
-from rlve_jax.env import Environment, fraction_reward
-
-SPARSITIES = tuple(round(0.1 * i, 1) for i in range(1, 10))
-
+from environments._common import grid_text, parse_int_grid
+from environments._puzzles import SPARSITIES, is_latin_square, random_latin_square
+from rlve_jax.env import INVALID, Environment, fraction_reward
 
 class FutoshikiPuzzle(Environment):
     name = "FutoshikiPuzzle"
@@ -44,7 +42,7 @@ class FutoshikiPuzzle(Environment):
 
     def score(self, data, answer):
         n = data["N"]
-        grid = parse_square(answer, n)
+        grid = parse_int_grid(answer, n, n)
         kept = all(given < 0 or given == grid[i][j]
                    for i, row in enumerate(data["puzzle"]) for j, given in enumerate(row))
         if not kept or not is_latin_square(grid, n):

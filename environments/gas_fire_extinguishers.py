@@ -1,8 +1,8 @@
 """GasFireExtinguishers (POI "Gas"): assign every room of a tree to an extinguisher site within
 distance K; a site serving L rooms needs ceil(L / S) extinguishers; minimize their total number."""
 
-from environments._combob_util import adjacency, random_tree_edges, rooted_order
-from environments._optima_util import DropLastTokenPerturbation, minimize_reward, tree_distances
+from environments._common import DropLastTokenPerturbation, adjacency, bfs_order, minimization_reward, random_tree
+from environments._graphs import all_pairs_distances
 from rlve_jax.env import parse_ints
 
 
@@ -13,7 +13,7 @@ def fewest_extinguishers(n: int, edges: list[list[int]], k: int, s: int) -> list
     be out of reach one level up, so match them now; at the root match everything within reach and put the
     rest on the root. (Checked against an exhaustive subset DP in the tests.)"""
     neighbours = adjacency(n, edges)
-    parent, order = rooted_order(neighbours, 0)
+    parent, order = bfs_order(neighbours, 0)
     site_of = [-1] * n
     unserved: list[list[list[int]]] = [[] for _ in range(n)]  # [v][d]: rooms at distance d below v
     free: list[list[list[list[int]]]] = [[] for _ in range(n)]  # [v][d]: [site, free slots] at distance d
@@ -69,8 +69,8 @@ class GasFireExtinguishers(DropLastTokenPerturbation):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_tree_edges(n, rng)
-        distances = tree_distances(n, edges)
+        edges = random_tree(n, rng, "shuffle")
+        distances = all_pairs_distances(n, edges)
         diameter = max(map(max, distances))
         k = rng.randint(1, max(1, diameter // 2))
         s = rng.randint(2, max(2, n // k))
@@ -94,7 +94,7 @@ class GasFireExtinguishers(DropLastTokenPerturbation):
         assignment, n = parse_ints(answer), data["N"]
         if len(assignment) != n or any(not 0 <= p < n for p in assignment):
             return -0.5
-        distances = tree_distances(n, data["edges"])
+        distances = all_pairs_distances(n, data["edges"])
         if any(distances[u][p] > data["K"] for u, p in enumerate(assignment)):
             return -0.5
-        return minimize_reward(data["optimum"], extinguishers(assignment, data["S"]), beta=3)
+        return minimization_reward(data["optimum"], extinguishers(assignment, data["S"]), beta=3)

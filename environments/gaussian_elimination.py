@@ -2,8 +2,8 @@
 
 from fractions import Fraction
 
-from environments._math_util import grow_by_tenth
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_ints
+from environments._common import parse_exact_ints
+from rlve_jax.env import Environment, fraction_reward, grow_1p1
 
 
 def rank(rows: list[list[int]]) -> int:
@@ -25,7 +25,7 @@ class GaussianElimination(Environment):
     name = "GaussianElimination"
 
     def levels(self, difficulty):
-        n = grow_by_tenth(3, difficulty)
+        n = grow_1p1(3, difficulty)
         return [{"N": n, "M": tenths * n // 10} for tenths in range(20, 31)]  # m = 2.0, 2.1, ..., 3.0
 
     def sample(self, params, rng):
@@ -55,8 +55,6 @@ class GaussianElimination(Environment):
         )
 
     def score(self, data, answer):
-        xs = parse_ints(answer)
-        if len(xs) != len(data["rows"][0]):
-            raise FormatError("wrong number of values")
+        xs = parse_exact_ints(answer, len(data["rows"][0]))
         satisfied = sum(sum(a * x for a, x in zip(row, xs)) == b for row, b in zip(data["rows"], data["constants"]))
         return fraction_reward(satisfied, len(data["rows"]), 10)

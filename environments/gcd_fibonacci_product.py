@@ -2,8 +2,7 @@
 
 import math
 
-from environments._math_util import grow_by_half, modular_score
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, grow_1p5, score_mod
 
 PRIMES = (10007, 100003, 1000003, 998244353, 1000000007)
 
@@ -12,7 +11,7 @@ class GCDFibonacciProduct(Environment):
     name = "GCDFibonacciProduct"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_by_half(5, difficulty)}]
+        return [{"MAX_N_M": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(3, params["MAX_N_M"]), rng.randint(3, params["MAX_N_M"])
@@ -35,4 +34,4 @@ class GCDFibonacciProduct(Environment):
         )
 
     def score(self, data, answer):
-        return modular_score(answer, data["MOD"], data["reference"])
+        return score_mod(answer, int(data["reference"]), data["MOD"])

@@ -1,14 +1,14 @@
 """GcdLcmCounting: ordered positive pairs (P, Q) with gcd(P, Q) = G and lcm(P, Q) = L."""
 
-from environments._math_util import factorize, grow_by_half
-from rlve_jax.env import Environment, parse_int, ratio_reward
+from environments._numbers import factorize
+from rlve_jax.env import Environment, grow_1p5, parse_int, ratio_reward
 
 
 class GcdLcmCounting(Environment):
     name = "GcdLcmCounting"
 
     def levels(self, difficulty):
-        return [{"MAX_LCM": grow_by_half(10, difficulty)}]
+        return [{"MAX_LCM": grow_1p5(10, difficulty)}]
 
     def sample(self, params, rng):
         lcm = rng.randint(1, params["MAX_LCM"])

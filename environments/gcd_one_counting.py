@@ -1,6 +1,6 @@
 """GCDOne_Counting (C16): count pairs (x, y), 1 <= x <= N, 1 <= y <= M, with gcd(x, y) = 1."""
 
-from rlve_jax.env import Environment, grow, parse_int, ratio_reward
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 def mobius_table(n: int) -> list[int]:
@@ -30,7 +30,7 @@ class GCDOne_Counting(Environment):
     name = "GCDOne_Counting"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(5, lambda x: int(1.5 * x), difficulty)}]
+        return [{"MAX_N_M": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
@@ -43,7 +43,4 @@ class GCDOne_Counting(Environment):
         )
 
     def score(self, data, answer):
-        value = parse_int(answer)
-        if value <= 0:
-            return -1.0
-        return ratio_reward(value, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]), positive=True)

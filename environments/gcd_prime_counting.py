@@ -2,15 +2,15 @@
 
 import math
 
-from environments._math_util import count_score, grow_by_half, primes_up_to
-from rlve_jax.env import Environment
+from environments._numbers import primes_up_to
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 class GCDPrime_Counting(Environment):
     name = "GCDPrime_Counting"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_by_half(5, difficulty)}]
+        return [{"MAX_N_M": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
@@ -26,4 +26,4 @@ class GCDPrime_Counting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]))
+        return score_count(answer, int(data["reference"]))

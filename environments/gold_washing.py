@@ -2,8 +2,7 @@
 
 import math
 
-from environments._math_util import count_score, grow_by_tenth
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 
 def top_sum(n: int, k: int) -> int:
@@ -21,7 +20,7 @@ class GoldWashing(Environment):
     name = "GoldWashing"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_by_tenth(5, difficulty)}]
+        return [{"MAX_N": grow_1p1(5, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(2, params["MAX_N"])
@@ -39,4 +38,4 @@ class GoldWashing(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]), positive=True)
+        return score_count(answer, int(data["reference"]), positive=True)

@@ -1,7 +1,7 @@
 """GraMinimaGame (held-out): take any non-empty subset of the cards and score its minimum; optimal difference."""
 
-from environments._heldout_util import score_exact, times_1_1_plus_1
-from rlve_jax.env import Environment, grow
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def optimal_difference(cards: list[int]) -> int:
@@ -12,11 +12,11 @@ def optimal_difference(cards: list[int]) -> int:
     return best
 
 
-class GraMinimaGame(Environment):
+class GraMinimaGame(ExactIntegerEnvironment):
     name = "GraMinimaGame"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -32,6 +32,3 @@ class GraMinimaGame(Environment):
             "points). What is Alice's points minus Bob's points at the end?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

@@ -9,9 +9,9 @@ dominated students by inclusion-exclusion: sum_{i>=K} (-1)^(i-K) C(i, K) C(N-1, 
 
 from math import comb, prod
 
-from rlve_jax.env import grow
+from environments._common import PRIME_MODULI, ModCountingEnvironment, mod_output_format
+from rlve_jax.env import grow_1p1
 
-from environments._comboa_util import PRIME_MODULI, ModCountingEnvironment, mod_output_format
 
 MAX_SCORE = 20  # upper bounds U[j] are drawn from [1, MAX_SCORE]
 
@@ -27,9 +27,10 @@ def count_grade_tables(n: int, bounds: list[int], beaten: list[int], k: int) -> 
 
 class GradeRankingCounting(ModCountingEnvironment):
     name = "GradeRankingCounting"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(2, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N_M": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])

@@ -1,8 +1,8 @@
 """GraphContainTreeCounting: count the bijections from a tree's vertices to a graph's that keep every tree edge."""
 
-from environments._grapha_util import (DENSITIES_01_09, adjacency_masks, adjacency_sets, density_levels,
-                                       doubled_count, edge_lines, pair_count, random_pairs, random_tree)
-from rlve_jax.env import Environment, FormatError, parse_int, ratio_reward
+from environments._common import adjacency_masks, adjacency_sets, edge_lines, perturb_count, random_tree
+from environments._graphs import DENSITIES_01_09, density_levels, pair_count, random_pairs
+from rlve_jax.env import Environment, score_count
 
 
 def count_tree_embeddings(n: int, tree: list[list[int]], graph: list[list[int]]) -> int:
@@ -54,11 +54,11 @@ class GraphContainTreeCounting(Environment):
     def sample(self, params, rng):
         """G holds a relabeled copy of T plus random extra edges, so the count is at least 1."""
         n = params["N"]
-        tree = random_tree(rng, n)
+        tree = random_tree(n, rng)
         relabel = list(range(n))
         rng.shuffle(relabel)
         planted = [[relabel[a], relabel[b]] for a, b in tree]
-        graph = planted + random_pairs(rng, n, int(params["edge_density"] * pair_count(n)) - (n - 1), exclude=planted)
+        graph = planted + random_pairs(n, int(params["edge_density"] * pair_count(n)) - (n - 1), rng, exclude=planted)
         rng.shuffle(graph)
         return {"N": n, "tree": tree, "graph": graph, "reference": str(count_tree_embeddings(n, tree, graph))}
 
@@ -75,10 +75,6 @@ class GraphContainTreeCounting(Environment):
         )
 
     def score(self, data, answer):
-        value = parse_int(answer)
-        if value <= 0:
-            raise FormatError("the count is positive")
-        return ratio_reward(value, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]), positive=True)
 
-    def perturb(self, problem, answer):
-        return doubled_count(answer)
+    perturb = perturb_count

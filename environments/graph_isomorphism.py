@@ -1,6 +1,7 @@
 """GraphIsomorphism: find a vertex permutation mapping one graph onto a relabeled copy of it."""
 
-from environments._grapha_util import DENSITIES_005_095, density_levels, edge_lines, pair_count, random_pairs
+from environments._common import edge_lines
+from environments._graphs import DENSITIES_005_095, density_levels, pair_count, random_pairs
 from rlve_jax.env import Environment, fraction_reward, parse_ints
 
 
@@ -12,7 +13,7 @@ class GraphIsomorphism(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        first = random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))
+        first = random_pairs(n, int(params["edge_density"] * pair_count(n)), rng)
         mapping = list(range(n))
         rng.shuffle(mapping)
         second = [[mapping[u], mapping[v]] for u, v in first]

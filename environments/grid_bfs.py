@@ -2,9 +2,9 @@
 
 from collections import deque
 
-from rlve_jax.env import Environment
-
-from ._classical_util import grid_match_reward, grid_text, grow_11, parse_grid
+from environments._common import grid_text, parse_int_grid
+from environments._puzzles import grid_match_reward
+from rlve_jax.env import Environment, grow_1p1
 
 
 def bfs_distances(grid: list[str]) -> list[list[int]]:
@@ -27,7 +27,7 @@ class GridBFS(Environment):
     name = "GridBFS"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_11(4, difficulty)}]
+        return [{"MAX_N_M": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
@@ -49,7 +49,7 @@ class GridBFS(Environment):
 
     def score(self, data, answer):
         gold = data["gold"]
-        return grid_match_reward(parse_grid(answer, len(gold), len(gold[0])), gold, 10)
+        return grid_match_reward(parse_int_grid(answer, len(gold), len(gold[0])), gold, 10)
 
     def reference(self, problem):
         return grid_text(problem.data["gold"])

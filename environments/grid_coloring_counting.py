@@ -7,9 +7,8 @@ time, each taking fresh rows and columns: f[i][j] = sum f[i-a][j-b] C(N-i+a, a) 
 
 from math import comb
 
-from rlve_jax.env import grow
-
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
+from environments._common import ModCountingEnvironment, mod_output_format
+from rlve_jax.env import grow_1p1
 
 
 def exact_cover_ways(rows: int, cols: int, pieces: int) -> list[list[int]]:
@@ -42,9 +41,10 @@ def count_colorings(rows: int, cols: int, pieces: list[int]) -> int:
 
 class GridColoringCounting(ModCountingEnvironment):
     name = "GridColoringCounting"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N_M": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])

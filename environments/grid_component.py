@@ -1,7 +1,7 @@
 """GridComponent: the size of the largest 4-connected component of 1s in a 0/1 grid."""
 
-from environments._grapha_util import grow_n
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def largest_component(grid: list[str]) -> int:
@@ -23,11 +23,11 @@ def largest_component(grid: list[str]) -> int:
     return best
 
 
-class GridComponent(Environment):
+class GridComponent(ExactIntegerEnvironment):
     name = "GridComponent"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_n(4, difficulty)}]
+        return [{"MAX_N_M": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         rows, cols = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
@@ -46,6 +46,3 @@ class GridComponent(Environment):
             "If the grid has no 1, the answer is 0.\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -11,7 +11,7 @@ from the last stage backwards; a cell released after the i-th cell of T has
 
 from math import factorial
 
-from environments._comboa_util import RatioCountingEnvironment, count_output_format
+from environments._common import CountingEnvironment, count_output_format
 
 WORK_BUDGET = 100_000  # sum over the sets T of |T| 2^|T|; instances above it are redrawn
 
@@ -100,7 +100,7 @@ def count_exact_minima(n: int, m: int, marked: list[tuple[int, int]], budget: fl
                for s in exact_minima_sets(n, m, marked, budget))
 
 
-class GridLocalMinimumCounting(RatioCountingEnvironment):
+class GridLocalMinimumCounting(CountingEnvironment):
     name = "GridLocalMinimumCounting"
 
     def levels(self, difficulty):

@@ -1,8 +1,8 @@
 """GridParityConstruction: build a 0/1 grid whose cell-XOR-neighbours matrix equals a given one."""
 
+from environments._common import parse_char_grid
+from environments._puzzles import binary_grid_format, grid_dims, neighbours4
 from rlve_jax.env import Environment, fraction_reward
-
-from ._logic_util import binary_grid_format, grid_dims, neighbours4, parse_char_grid
 
 
 def parity_matrix(grid: list[str]) -> list[str]:

@@ -2,8 +2,8 @@
 
 from math import comb, gcd
 
-from environments._heldout_util import perturb_count, score_positive_count, times_1_5
-from rlve_jax.env import Environment, grow
+from environments._common import perturb_count
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 def count_triangles(n: int, m: int) -> int:
@@ -21,7 +21,7 @@ class GridTriangleCounting(Environment):
     perturb = perturb_count
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(5, times_1_5, difficulty)}]
+        return [{"MAX_N_M": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(1, params["MAX_N_M"]), rng.randint(1, params["MAX_N_M"])
@@ -37,4 +37,4 @@ class GridTriangleCounting(Environment):
         )
 
     def score(self, data, answer):
-        return score_positive_count(answer, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]), beta=10, positive=True)

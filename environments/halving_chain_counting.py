@@ -1,7 +1,7 @@
 """HalvingChainCounting (held-out): sequences from N where each appended number is at most half the last."""
 
-from environments._heldout_util import perturb_count, score_positive_count, times_1_5
-from rlve_jax.env import Environment, grow
+from environments._common import perturb_count
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 def count_chains(n: int) -> int:
@@ -18,7 +18,7 @@ class HalvingChainCounting(Environment):
     perturb = perturb_count
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow(16, times_1_5, difficulty)}]
+        return [{"MAX_N": grow_1p5(16, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(1, params["MAX_N"])
@@ -34,4 +34,4 @@ class HalvingChainCounting(Environment):
         )
 
     def score(self, data, answer):
-        return score_positive_count(answer, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]), beta=10, positive=True)

@@ -1,9 +1,8 @@
 """HamiltonianPath (C16): a minimum-weight walk in a weighted digraph visiting every vertex."""
 
-from environments._weighted_digraph import all_pairs_shortest, edge_lines, path_between, walk_weight
+from environments._common import drop_last_tokens, edge_lines
+from environments._graphs import DENSITIES_005_095, all_pairs_shortest, path_between, walk_weight
 from rlve_jax.env import Environment, parse_ints
-
-EDGE_DENSITIES = tuple(round(0.05 + 0.1 * i, 2) for i in range(10))  # 0.05, 0.15, ..., 0.95
 
 
 def cheapest_covering_walk(n: int, edges: list[list[int]]) -> tuple[int, list[int]]:
@@ -42,7 +41,7 @@ class HamiltonianPath(Environment):
 
     def levels(self, difficulty):
         n = 3 + difficulty
-        return [{"N": n, "edge_density": rho} for rho in EDGE_DENSITIES if int(rho * n * (n - 1)) >= n]
+        return [{"N": n, "edge_density": rho} for rho in DENSITIES_005_095 if int(rho * n * (n - 1)) >= n]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -80,4 +79,4 @@ class HamiltonianPath(Environment):
         return (data["optimum"] / weight) ** 5
 
     def perturb(self, problem, answer):
-        return " ".join(answer.split()[:-1])  # an optimal walk visits its last vertex only there
+        return drop_last_tokens(answer)  # an optimal walk visits its last vertex only there

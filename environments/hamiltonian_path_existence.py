@@ -1,6 +1,6 @@
 """HamiltonianPathExistence: find a path through every vertex exactly once in a digraph with a planted one."""
 
-from environments._grapha_util import DENSITIES_005_095, density_levels, graph_text, pair_count, random_pairs
+from environments._graphs import DENSITIES_005_095, density_levels, graph_text, pair_count, random_pairs
 from rlve_jax.env import Environment, fraction_reward, parse_ints
 
 
@@ -16,8 +16,7 @@ class HamiltonianPathExistence(Environment):
         path = list(range(n))
         rng.shuffle(path)
         planted = [[a, b] for a, b in zip(path, path[1:])]
-        edges = planted + random_pairs(rng, n, int(params["edge_density"] * pair_count(n, directed=True)) - (n - 1),
-                                       directed=True, exclude=planted)
+        edges = planted + random_pairs(n, int(params["edge_density"] * pair_count(n, directed=True)) - (n - 1), rng, directed=True, exclude=planted)
         rng.shuffle(edges)
         return {"N": n, "edges": edges, "reference": " ".join(map(str, path))}
 

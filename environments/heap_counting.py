@@ -2,9 +2,8 @@
 
 from math import factorial, prod
 
-from rlve_jax.env import grow
-
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
+from environments._common import ModCountingEnvironment, mod_output_format
+from rlve_jax.env import grow_1p1
 
 
 def count_heaps(n: int) -> int:
@@ -21,9 +20,10 @@ def primes_up_to(limit: int) -> list[int]:
 
 class HeapCounting(ModCountingEnvironment):
     name = "HeapCounting"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow(10, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N": grow_1p1(10, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(3, params["MAX_N"])

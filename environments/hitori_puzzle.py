@@ -1,8 +1,8 @@
 """HitoriPuzzle: shade cells so numbers are unique per line, shaded cells never touch and the rest stays connected."""
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._logic_util import INVALID, columns, grid_dims, neighbours4, parse_char_grid
+from environments._common import grid_text, parse_char_grid
+from environments._puzzles import columns, grid_dims, neighbours4
+from rlve_jax.env import INVALID, Environment, fraction_reward
 
 
 def whites_connected(shaded: list[list[bool]]) -> bool:
@@ -59,7 +59,7 @@ class HitoriPuzzle(Environment):
         rows, cols = len(grid), len(grid[0])
         return (
             f"You are given a {rows} x {cols} grid of numbers:\n"
-            + "\n".join(" ".join(map(str, row)) for row in grid) + "\n\n"
+            + grid_text(grid) + "\n\n"
             "Shade some cells so that:\n"
             "1. In every row and every column, the numbers in unshaded cells are all different.\n"
             "2. No two shaded cells are orthogonally adjacent.\n"

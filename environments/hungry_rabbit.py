@@ -1,8 +1,8 @@
 """HungryRabbit: a sequence of K-subsets avoiding each step's forbidden numbers, changing at most L per step."""
 
-from rlve_jax.env import Environment, fraction_reward, parse_ints, parse_lines
+from environments._common import drop_last_tokens
+from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints, parse_lines
 
-from ._logic_util import INVALID, drop_last_token
 
 UNSUCCESSFUL = -0.2  # well-formed, but some step uses a forbidden number
 
@@ -51,4 +51,4 @@ class HungryRabbit(Environment):
         return fraction_reward(good, len(sets) - 1, beta=10)
 
     def perturb(self, problem, answer):
-        return drop_last_token(answer)
+        return drop_last_tokens(answer)

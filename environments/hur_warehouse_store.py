@@ -3,7 +3,7 @@ amount; serve as many customers as possible without ever running out of stock.""
 
 import heapq
 
-from environments._optima_util import DropLastTokenPerturbation, distinct_indices, maximize_reward
+from environments._common import DropLastTokenPerturbation, maximization_reward, parse_distinct_indices
 
 
 def most_customers(arrivals: list[int], demands: list[int]) -> list[int]:
@@ -51,7 +51,7 @@ class HURWarehouseStore(DropLastTokenPerturbation):
 
     def score(self, data, answer):
         arrivals, demands = data["A"], data["B"]
-        days = distinct_indices(answer, len(arrivals), base=1)
+        days = parse_distinct_indices(answer, len(arrivals), base=1)
         if days is None:
             return -0.5
         served, stock = set(days), 0
@@ -59,4 +59,4 @@ class HURWarehouseStore(DropLastTokenPerturbation):
             stock += arrival - demand * (day in served)
             if stock < 0:
                 return -0.5
-        return maximize_reward(data["optimum"], len(days), beta=5)
+        return maximization_reward(len(days), data["optimum"], beta=5)

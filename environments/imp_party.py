@@ -1,7 +1,7 @@
 """ImpParty (held-out): a graph on 3N vertices has a 2N-clique; find any N-clique."""
 
-from environments._heldout_util import INVALID, distinct_in_range, edge_lines
-from rlve_jax.env import Environment, fraction_reward, parse_ints
+from environments._common import distinct_in_range, edge_lines
+from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints
 
 
 class ImpParty(Environment):
@@ -21,7 +21,7 @@ class ImpParty(Environment):
 
     def prompt(self, data):
         n = data["N"]
-        edges = edge_lines(data["edges"])
+        edges = edge_lines(data["edges"], "(no edges)")
         return (
             f"You are given an undirected graph with {3 * n} vertices labeled 0 to {3 * n - 1} and these edges:\n"
             f"{edges}\n\n"

@@ -6,7 +6,7 @@ so the count is sum (N - s) = M^(K-1) N - (K-1) M^(K-2) M(M+1)/2.
 
 import math
 
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
+from environments._common import ModCountingEnvironment, mod_output_format
 
 
 def count_sequences(n: int, k: int, m: int, mod: int) -> int:
@@ -15,6 +15,7 @@ def count_sequences(n: int, k: int, m: int, mod: int) -> int:
 
 class IndividualSumBounded_SequenceCounting(ModCountingEnvironment):
     name = "IndividualSumBounded_SequenceCounting"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
         return [{"MAX_N": 4 * 2 ** difficulty}]

@@ -2,8 +2,8 @@
 
 from functools import lru_cache
 
-from environments._heldout_util import perturb_count, score_count, times_1_5
-from rlve_jax.env import Environment, grow
+from environments._common import perturb_count
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 def count_distinct_factorizations(n: int) -> int:
@@ -23,7 +23,7 @@ class IntegerFactorizationCounting(Environment):
     perturb = perturb_count
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow(16, times_1_5, difficulty)}]
+        return [{"MAX_N": grow_1p5(16, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(4, params["MAX_N"])

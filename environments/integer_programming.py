@@ -1,8 +1,7 @@
 """IntegerProgramming: integers satisfying random linear inequalities that a planted point meets with equality."""
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._logic_util import drop_last_token, parse_exact_ints, ratio_knobs
+from environments._common import drop_last_tokens, parse_exact_ints
+from rlve_jax.env import Environment, fraction_reward, sweep
 
 
 def linear_text(coefficients: list[int]) -> str:
@@ -16,7 +15,7 @@ class IntegerProgramming(Environment):
 
     def levels(self, difficulty):
         n = 3 + difficulty
-        return [{"N": n, "M": int(m * n)} for m in ratio_knobs(1.0, 2.0)]
+        return [{"N": n, "M": int(m * n)} for m in sweep(1.0, 2.0)]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -42,4 +41,4 @@ class IntegerProgramming(Environment):
         return fraction_reward(satisfied, len(data["inequalities"]), beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_token(answer)
+        return drop_last_tokens(answer)

@@ -1,8 +1,6 @@
 """InversionPair: fewest adjacent swaps (in either of two arrays) that minimise the sum of squared gaps."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import count_score, grow_11
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 
 def min_aligning_swaps(a: list[int], b: list[int]) -> int:
@@ -17,7 +15,7 @@ class InversionPair(Environment):
     name = "InversionPair"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -37,4 +35,4 @@ class InversionPair(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]), 10)
+        return score_count(answer, int(data["reference"]), 10)

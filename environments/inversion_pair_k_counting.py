@@ -1,8 +1,7 @@
 """InversionPairK_Counting: permutations of 1..N with exactly K inversions, modulo MOD."""
 
-from rlve_jax.env import grow
-
-from environments._comboa_util import ModCountingEnvironment, mod_output_format
+from environments._common import ModCountingEnvironment, mod_output_format
+from rlve_jax.env import grow_1p1
 
 
 def count_with_inversions(n: int, k: int, mod: int) -> int:
@@ -18,9 +17,10 @@ def count_with_inversions(n: int, k: int, mod: int) -> int:
 
 class InversionPairK_Counting(ModCountingEnvironment):
     name = "InversionPairK_Counting"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,6 +1,7 @@
 """Josephus: the elimination order of N people in a circle counting off by M."""
 
-from ._classical_util import PermutationAnswer, grow_11
+from environments._common import PermutationAnswer
+from rlve_jax.env import grow_1p1
 
 
 def elimination_order(n: int, m: int) -> list[int]:
@@ -15,7 +16,7 @@ class Josephus(PermutationAnswer):
     name = "Josephus"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_11(3, difficulty)}]
+        return [{"MAX_N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(3, params["MAX_N"])

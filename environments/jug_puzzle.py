@@ -2,8 +2,7 @@
 
 import re
 
-from environments._heldout_util import INVALID
-from rlve_jax.env import Environment, FormatError, parse_lines
+from rlve_jax.env import INVALID, Environment, FormatError, parse_lines
 
 ACTION = re.compile(r"(fill|empty)\s+([0-9]+)|pour\s+([0-9]+)\s+([0-9]+)", re.IGNORECASE | re.ASCII)
 

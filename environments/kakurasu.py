@@ -1,8 +1,8 @@
 """Kakurasu: a 0/1 grid whose rows sum the (1-based) column indices of their 1s, and columns the row indices."""
 
+from environments._common import parse_char_grid
+from environments._puzzles import binary_grid_format, columns, grid_dims, line_match_reward
 from rlve_jax.env import Environment
-
-from ._logic_util import binary_grid_format, columns, grid_dims, line_match_reward, parse_char_grid
 
 
 def weighted_sums(lines) -> list[int]:

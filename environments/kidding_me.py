@@ -5,9 +5,8 @@ reads X[i][j] = j for j < k_i and j + 1 otherwise, and the diagonal condition ho
 k_(i-1) <= k_i + 1 or k_i >= M - 1. A DP over the missing values counts the matrices.
 """
 
-from rlve_jax.env import grow
-
-from environments._comboa_util import PRIME_MODULI, ModCountingEnvironment, mod_output_format
+from environments._common import PRIME_MODULI, ModCountingEnvironment, mod_output_format
+from rlve_jax.env import grow_1p1
 
 
 def count_matrices(n: int, m: int) -> int:
@@ -19,9 +18,10 @@ def count_matrices(n: int, m: int) -> int:
 
 class KiddingMe(ModCountingEnvironment):
     name = "KiddingMe"
+    mod_key = "MOD"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N_M": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])

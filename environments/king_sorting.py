@@ -1,8 +1,8 @@
 """KingSorting (NOIP "King's game"): line up ministers behind the king so that the largest reward,
 (product of the left-hand numbers in front) // (own right-hand number), is as small as possible."""
 
-from environments._optima_util import minimize_reward, parse_permutation
-from rlve_jax.env import Environment, grow
+from environments._common import minimization_reward, parse_permutation
+from rlve_jax.env import Environment, grow_1p1
 
 
 def largest_reward(king_left: int, pairs: list[list[int]], order: list[int]) -> int:
@@ -18,7 +18,7 @@ class KingSorting(Environment):
     name = "KingSorting"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -47,4 +47,4 @@ class KingSorting(Environment):
         order = parse_permutation(answer, len(data["pairs"]), base=1)
         if order is None:
             return -0.5
-        return minimize_reward(data["optimum"], largest_reward(data["king"][0], data["pairs"], order), beta=5)
+        return minimization_reward(data["optimum"], largest_reward(data["king"][0], data["pairs"], order), beta=5)

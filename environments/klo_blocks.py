@@ -2,9 +2,8 @@
 
 from itertools import accumulate
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grow_11
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def longest_reachable_run(heights: list[int], k: int) -> int:
@@ -14,11 +13,11 @@ def longest_reachable_run(heights: list[int], k: int) -> int:
     return max((r - l for l in range(n) for r in range(l + 1, n + 1) if prefix[r] >= prefix[l]), default=0)
 
 
-class KloBlocks(Environment):
+class KloBlocks(ExactIntegerEnvironment):
     name = "KloBlocks"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -38,6 +37,3 @@ class KloBlocks(Environment):
             "at the same time?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))

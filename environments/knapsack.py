@@ -1,7 +1,7 @@
 """Knapsack: the 0/1 knapsack problem, choose items within the capacity maximizing the total value."""
 
-from environments._optima_util import DropLastTokenPerturbation, distinct_indices, maximize_reward
-from rlve_jax.env import grow
+from environments._common import DropLastTokenPerturbation, maximization_reward, parse_distinct_indices
+from rlve_jax.env import grow_1p1
 
 
 def best_items(weights: list[int], values: list[int], capacity: int) -> list[int]:
@@ -25,7 +25,7 @@ class Knapsack(DropLastTokenPerturbation):
     name = "Knapsack"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -48,7 +48,7 @@ class Knapsack(DropLastTokenPerturbation):
         )
 
     def score(self, data, answer):
-        chosen = distinct_indices(answer, len(data["W"]))
+        chosen = parse_distinct_indices(answer, len(data["W"]))
         if chosen is None or sum(data["W"][i] for i in chosen) > data["capacity"]:
             return -0.5
-        return maximize_reward(data["optimum"], sum(data["V"][i] for i in chosen), beta=5)
+        return maximization_reward(sum(data["V"][i] for i in chosen), data["optimum"], beta=5)

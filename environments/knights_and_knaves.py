@@ -3,9 +3,8 @@
 import random
 import re
 
-from rlve_jax.env import Environment, FormatError, fraction_reward
+from rlve_jax.env import Environment, FormatError, check_length, fraction_reward
 
-from ._logic_util import bounded_text
 
 NAMES = (
     "Aaron Abigail Amelia Avery Benjamin Charlotte Daniel David Elizabeth Ella Emily Emma Ethan Evelyn Grace "
@@ -132,7 +131,7 @@ class KnightsAndKnaves(Environment):
 
     def score(self, data, answer):
         names = data["names"]
-        found = ROLE.findall(bounded_text(answer))
+        found = ROLE.findall(check_length(answer))
         claimed = {name: role.lower() == "knight" for name, role in found}
         if len(found) != len(names) or sorted(claimed) != sorted(names):
             raise FormatError("every inhabitant must be named exactly once")

@@ -1,16 +1,15 @@
 """KosDicing: pick a winner for every game so that the most wins by any player is exactly K."""
 
-from rlve_jax.env import Environment, parse_ints
-
-from ._logic_util import INVALID, drop_last_token, grow_11, ratio_knobs
+from environments._common import drop_last_tokens
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints, sweep
 
 
 class KosDicing(Environment):
     name = "KosDicing"
 
     def levels(self, difficulty):
-        n = grow_11(3, difficulty)
-        return [{"N": n, "M": int(m * n)} for m in ratio_knobs(1.0, 2.0)]
+        n = grow_1p1(3, difficulty)
+        return [{"N": n, "M": int(m * n)} for m in sweep(1.0, 2.0)]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -39,4 +38,4 @@ class KosDicing(Environment):
         return float(max(winners.count(p) for p in range(data["N"])) == data["K"])
 
     def perturb(self, problem, answer):
-        return drop_last_token(answer)
+        return drop_last_tokens(answer)

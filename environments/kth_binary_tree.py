@@ -6,7 +6,7 @@ trees of the same size are ordered by their left subtree, then by their right su
 
 from functools import cache
 
-from rlve_jax.env import Environment, grow
+from rlve_jax.env import Environment, grow_1p5
 
 
 @cache
@@ -33,7 +33,7 @@ class Kth_BinaryTree(Environment):
     name = "Kth_BinaryTree"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow(3, lambda x: int(1.5 * x), difficulty)}]  # 3, 4, 6, 9, 13, 19, 28, ...
+        return [{"MAX_N": grow_1p5(3, difficulty)}]  # 3, 4, 6, 9, 13, 19, 28, ...
 
     def sample(self, params, rng):
         size = rng.randint(1, params["MAX_N"])

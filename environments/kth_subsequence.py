@@ -1,8 +1,6 @@
 """KthSubsequence: the K-th distinct non-empty subsequence of an a/b string in lexicographic order."""
 
-from rlve_jax.env import Environment, FormatError
-
-from ._logic_util import bounded_text, grow_11
+from rlve_jax.env import Environment, FormatError, check_length, grow_1p1
 
 
 def next_positions(text: str) -> list[dict[str, int]]:
@@ -50,7 +48,7 @@ class KthSubsequence(Environment):
     name = "KthSubsequence"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         a_probability = rng.random()
@@ -68,6 +66,6 @@ class KthSubsequence(Environment):
         )
 
     def score(self, data, answer):
-        if any(ch not in "ab" for ch in bounded_text(answer)):
+        if any(ch not in "ab" for ch in check_length(answer)):
             raise FormatError("only a and b are allowed")
         return float(answer == data["reference"])

@@ -2,16 +2,15 @@
 
 import math
 
-from rlve_jax.env import Environment
-
-from ._logic_util import count_score, grow_11, occurrences
+from environments._strings import occurrences
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 
 class KUR(Environment):
     name = "KUR"
 
     def levels(self, difficulty):
-        return [{"MAX_N": 8 * 2 ** difficulty, "MAX_M": grow_11(8, difficulty)}]
+        return [{"MAX_N": 8 * 2 ** difficulty, "MAX_M": grow_1p1(8, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(8, params["MAX_N"])
@@ -36,7 +35,7 @@ class KUR(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, data["answer"])
+        return score_count(answer, data["answer"])
 
     def reference(self, problem):
         return str(problem.data["answer"])

@@ -1,6 +1,6 @@
 """LampChanging (C16): lamps on a circle, each step XOR-ed with the clockwise neighbour."""
 
-from rlve_jax.env import Environment, grow
+from rlve_jax.env import Environment, grow_1p5
 
 STATES = ("OFF", "ON")
 
@@ -23,7 +23,7 @@ class LampChanging(Environment):
     name = "LampChanging"
 
     def levels(self, difficulty):
-        return [{"MAX_N_T": grow(8, lambda x: int(1.5 * x), difficulty)}]
+        return [{"MAX_N_T": grow_1p5(8, difficulty)}]
 
     def sample(self, params, rng):
         target = rng.randint(0, 1)  # the answer is chosen 50/50, then an instance is drawn to match

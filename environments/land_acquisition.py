@@ -1,7 +1,7 @@
 """LandAcquisition (held-out): group plots so the sum over groups of max(W) * max(L) is minimal."""
 
-from environments._heldout_util import INVALID, minimization_reward
-from rlve_jax.env import Environment, parse_int_rows
+from environments._common import minimization_reward
+from rlve_jax.env import INVALID, Environment, parse_int_rows
 
 
 def optimal_groups(widths: list[int], lengths: list[int]) -> tuple[int, list[list[int]]]:

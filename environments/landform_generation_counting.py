@@ -2,8 +2,7 @@
 
 from itertools import groupby
 
-from environments._heldout_util import score_mod, times_1_1_plus_1
-from rlve_jax.env import Environment, grow
+from rlve_jax.env import Environment, grow_1p1, score_mod
 
 
 def count_height_sequences(heights: list[int], limits: list[int]) -> int:
@@ -35,7 +34,7 @@ class LandformGenerationCounting(Environment):
     name = "LandformGenerationCounting"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

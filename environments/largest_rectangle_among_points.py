@@ -3,9 +3,8 @@
 import math
 from collections import defaultdict
 
-from rlve_jax.env import Environment
-
-from ._logic_util import INVALID, grow_11, parse_exact_ints
+from environments._common import parse_exact_ints
+from rlve_jax.env import INVALID, Environment, grow_1p1
 
 
 def squared_distance(p: list[int], q: list[int]) -> int:
@@ -44,7 +43,7 @@ class LargestRectangle_AmongPoints(Environment):
     name = "LargestRectangle_AmongPoints"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(5, difficulty)}]
+        return [{"N": grow_1p1(5, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

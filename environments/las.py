@@ -1,8 +1,7 @@
 """LAS (POI 2014, Lasuchy): people on a cycle each eat one of their two neighbouring dishes; find a Nash equilibrium."""
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._logic_util import INVALID, grow_11, parse_exact_ints
+from environments._common import parse_exact_ints
+from rlve_jax.env import INVALID, Environment, fraction_reward, grow_1p1
 
 
 def is_stable(calories: list[int], left: int, mine: int, right: int, i: int) -> bool:
@@ -41,7 +40,7 @@ class LAS(Environment):
     name = "LAS"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

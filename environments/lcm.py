@@ -2,8 +2,8 @@
 
 import math
 
-from environments._math_util import grow_by_half
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p5
 
 PHRASINGS = (
     "What is the least common multiple of {a} and {b}?",
@@ -15,11 +15,11 @@ PHRASINGS = (
 )
 
 
-class LCM(Environment):
+class LCM(ExactIntegerEnvironment):
     name = "LCM"
 
     def levels(self, difficulty):
-        return [{"MAX_a_b": grow_by_half(15, difficulty)}]
+        return [{"MAX_a_b": grow_1p5(15, difficulty)}]
 
     def sample(self, params, rng):
         a, b = rng.randint(2, params["MAX_a_b"]), rng.randint(2, params["MAX_a_b"])
@@ -27,6 +27,3 @@ class LCM(Environment):
 
     def prompt(self, data):
         return f"{PHRASINGS[data['phrasing']].format(a=data['a'], b=data['b'])}\n\nOutput Format: a single integer."
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -1,7 +1,7 @@
 """LDSTwo_Counting: permutations of 1..N with A[X] = Y and no decreasing subsequence of length 3."""
 
-from environments._combob_util import CountingEnvironment
-from rlve_jax.env import grow
+from environments._common import CountingEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def count_321_avoiding_with_fixed_point(n: int, x: int, y: int) -> int:
@@ -36,7 +36,7 @@ class LDSTwo_Counting(CountingEnvironment):
     name = "LDSTwo_Counting"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, lambda n: int(1.1 * n + 1), difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

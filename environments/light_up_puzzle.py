@@ -1,8 +1,8 @@
 """LightUpPuzzle (Akari): place bulbs so every white cell is lit, no bulb sees another, and numbers count bulbs."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_lines
+from environments._puzzles import grid_dims, neighbours4
+from rlve_jax.env import INVALID, Environment, FormatError, fraction_reward, parse_lines
 
-from ._logic_util import INVALID, grid_dims, neighbours4
 
 NUMBERED_FRACTIONS = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95]
 

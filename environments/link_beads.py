@@ -1,16 +1,13 @@
 """LinkBeads (APIO 2014 "Beads and wires"): the most blue wire a bead tree can have been built with."""
 
-from environments._grapha_util import edge_lines, grow_n, random_tree
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment, edge_lines, random_tree, weighted_adjacency
+from rlve_jax.env import grow_1p1
 
 
 def max_blue_length(n: int, edges: list[list[int]]) -> int:
     """Blue wires come in pairs x - w - y from one Insert. Rooted at the first bead, every pair runs
     parent(w) - w - child(w), and each wire is in at most one pair; a tree DP per root, maximised."""
-    adjacent: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for u, v, length in edges:
-        adjacent[u].append((v, length))
-        adjacent[v].append((u, length))
+    adjacent = weighted_adjacency(n, edges)
     best = 0
     for root in range(n):
         order, parent = [root], [-1] * n
@@ -35,15 +32,15 @@ def max_blue_length(n: int, edges: list[list[int]]) -> int:
     return best
 
 
-class LinkBeads(Environment):
+class LinkBeads(ExactIntegerEnvironment):
     name = "LinkBeads"
 
     def levels(self, difficulty):
-        return [{"N": grow_n(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = [[u, v, rng.randint(1, n)] for u, v in random_tree(rng, n)]
+        edges = [[u, v, rng.randint(1, n)] for u, v in random_tree(n, rng)]
         rng.shuffle(edges)
         return {"N": n, "edges": edges, "reference": str(max_blue_length(n, edges))}
 
@@ -64,6 +61,3 @@ class LinkBeads(Environment):
             "length of the blue wires?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

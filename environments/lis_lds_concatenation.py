@@ -1,8 +1,7 @@
 """LIS_LDS_Concatenation: the longest subsequence that strictly rises and then strictly falls."""
 
-from rlve_jax.env import Environment, fraction_reward, grow
-
-from ._classical_util import INVALID, parse_indices
+from environments._common import drop_last_tokens, parse_increasing_indices
+from rlve_jax.env import INVALID, Environment, fraction_reward, grow
 
 
 def is_bitonic(values: list[int]) -> bool:
@@ -59,7 +58,7 @@ class LIS_LDS_Concatenation(Environment):
         )
 
     def score(self, data, answer):
-        indices = parse_indices(answer, len(data["A"]))
+        indices = parse_increasing_indices(answer, len(data["A"]))
         if indices is None or not is_bitonic([data["A"][i] for i in indices]):
             return INVALID
         return fraction_reward(len(indices), data["best"], 5)
@@ -68,4 +67,4 @@ class LIS_LDS_Concatenation(Environment):
         return " ".join(map(str, longest_bitonic(problem.data["A"])))
 
     def perturb(self, problem, answer):
-        return " ".join(answer.split()[:-1])  # one index fewer
+        return drop_last_tokens(answer)  # one index fewer

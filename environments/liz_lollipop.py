@@ -1,8 +1,7 @@
 """LIZ_Lollipop: in an array of 1s and 2s, a subarray with each sum 1..S (or -1 -1 when none exists)."""
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._classical_util import INVALID, parse_pairs
+from environments._common import parse_pair_lines
+from rlve_jax.env import INVALID, Environment, fraction_reward
 
 
 def interval_for_each_sum(values: list[int]) -> list[list[int]]:
@@ -41,7 +40,7 @@ class LIZ_Lollipop(Environment):
 
     def score(self, data, answer):
         values, gold = data["A"], data["gold"]
-        pairs = parse_pairs(answer)
+        pairs = parse_pair_lines(answer)
         if len(pairs) != len(gold):
             return INVALID
         correct = 0

@@ -1,8 +1,8 @@
 """Longest_DoublePalindrome: adjacent palindromes [A, B) and [B, C) with the largest total length C - A."""
 
-from rlve_jax.env import Environment
-
-from ._logic_util import INVALID, grow_11, palindromic_intervals, parse_exact_ints
+from environments._common import parse_exact_ints
+from environments._strings import palindromic_intervals
+from rlve_jax.env import INVALID, Environment, grow_1p1
 
 
 def longest_double_palindrome(text: str) -> list[int]:
@@ -20,7 +20,7 @@ class Longest_DoublePalindrome(Environment):
     name = "Longest_DoublePalindrome"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(5, difficulty)}]
+        return [{"N": grow_1p1(5, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

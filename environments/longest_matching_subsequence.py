@@ -1,8 +1,7 @@
 """Longest_MatchingSubsequence: a subsequence B of A with as many positions j as possible where B[j] = j."""
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._classical_util import INVALID, grow_11, parse_indices
+from environments._common import parse_increasing_indices
+from rlve_jax.env import INVALID, Environment, fraction_reward, grow_1p1
 
 
 def matches(values: list[int]) -> int:
@@ -33,7 +32,7 @@ class Longest_MatchingSubsequence(Environment):
     name = "Longest_MatchingSubsequence"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -53,7 +52,7 @@ class Longest_MatchingSubsequence(Environment):
         )
 
     def score(self, data, answer):
-        indices = parse_indices(answer, len(data["A"]), base=1)
+        indices = parse_increasing_indices(answer, len(data["A"]), base=1)
         if indices is None:
             return INVALID
         return fraction_reward(matches([data["A"][i] for i in indices]), data["best"], 5)

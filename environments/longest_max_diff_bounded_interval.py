@@ -1,8 +1,8 @@
 """LongestMaxDiffBoundedInterval: the longest subarray whose maximum minus minimum is at most K."""
 
-from rlve_jax.env import Environment, fraction_reward
+from environments._common import parse_pair
+from rlve_jax.env import INVALID, Environment, fraction_reward, grow_1p1
 
-from ._classical_util import INVALID, grow_11, parse_pair
 
 UNSUCCESSFUL = -0.2  # a real interval that breaks the max - min <= K condition
 
@@ -25,7 +25,7 @@ class LongestMaxDiffBoundedInterval(Environment):
     name = "LongestMaxDiffBoundedInterval"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,7 +1,7 @@
 """LongestPath: the heaviest simple path in an edge-weighted digraph."""
 
-from environments._grapha_util import (DENSITIES_005_095, WEIGHTED_ARCS, density_levels, drop_last_ints,
-                                       graph_text, max_objective_reward, pair_count, random_pairs)
+from environments._common import drop_last_tokens, maximization_reward
+from environments._graphs import DENSITIES_005_095, WEIGHTED_ARCS, density_levels, graph_text, pair_count, random_pairs
 from rlve_jax.env import Environment, parse_ints
 
 
@@ -48,7 +48,7 @@ class LongestPath(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        pairs = random_pairs(rng, n, int(params["edge_density"] * pair_count(n, directed=True)), directed=True)
+        pairs = random_pairs(n, int(params["edge_density"] * pair_count(n, directed=True)), rng, directed=True)
         edges = [[s, t, rng.randint(1, n)] for s, t in pairs]
         path = longest_simple_path(n, edges)
         weight = {(s, t): w for s, t, w in edges}
@@ -70,7 +70,7 @@ class LongestPath(Environment):
         if (not path or len(set(path)) != len(path) or any(not 0 <= v < data["N"] for v in path)
                 or any(e not in weight for e in zip(path, path[1:]))):
             return -0.5
-        return max_objective_reward(sum(weight[e] for e in zip(path, path[1:])), data["optimum"], beta=5)
+        return maximization_reward(sum(weight[e] for e in zip(path, path[1:])), data["optimum"], beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_ints(answer, 1)
+        return drop_last_tokens(answer)

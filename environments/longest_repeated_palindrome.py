@@ -1,8 +1,7 @@
 """Longest_RepeatedPalindrome: the longest substring of the form A + reverse(A) + A + reverse(A)."""
 
-from rlve_jax.env import Environment
-
-from ._logic_util import INVALID, bounded_text, grow_11, palindromic_intervals, planted_string
+from environments._strings import palindromic_intervals, planted_string
+from rlve_jax.env import INVALID, Environment, check_length, grow_1p1
 
 
 def has_required_form(candidate: str) -> bool:
@@ -25,7 +24,7 @@ class Longest_RepeatedPalindrome(Environment):
     name = "Longest_RepeatedPalindrome"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(5, difficulty)}]
+        return [{"N": grow_1p1(5, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -44,6 +43,6 @@ class Longest_RepeatedPalindrome(Environment):
 
     def score(self, data, answer):
         text = data["S"]
-        if not bounded_text(answer) or len(answer) > len(text) or answer not in text or not has_required_form(answer):
+        if not check_length(answer) or len(answer) > len(text) or answer not in text or not has_required_form(answer):
             return INVALID
         return (len(answer) / len(data["reference"])) ** 5

@@ -3,8 +3,8 @@ order of turns to minimize or maximize (drawn per instance) the number of dead."
 
 from collections import deque
 
-from environments._optima_util import functional_cycles, maximize_reward, minimize_reward, parse_permutation
-from rlve_jax.env import Environment, grow
+from environments._common import functional_cycles, maximization_reward, minimization_reward, parse_permutation
+from rlve_jax.env import Environment, grow_1p1
 
 
 def deaths(targets: list[int], order: list[int]) -> int:
@@ -81,7 +81,7 @@ class MafMafia(Environment):
     name = "MafMafia"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -111,5 +111,5 @@ class MafMafia(Environment):
             return -0.5
         dead = deaths(data["targets"], order)
         if data["maximize"]:
-            return maximize_reward(data["optimum"], dead, beta=5)
-        return minimize_reward(data["optimum"], dead, beta=5)
+            return maximization_reward(dead, data["optimum"], beta=5)
+        return minimization_reward(data["optimum"], dead, beta=5)

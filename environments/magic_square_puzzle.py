@@ -2,10 +2,9 @@
 
 import random
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._logic_util import (INVALID, SPARSITIES, blank_cells, columns, completed_permutation, int_grid_format,
-                          int_grid_text)
+from environments._common import grid_text
+from environments._puzzles import SPARSITIES, blank_cells, columns, completed_permutation, int_grid_format
+from rlve_jax.env import INVALID, Environment, fraction_reward
 
 
 def magic_order(difficulty: int) -> int:
@@ -70,13 +69,13 @@ class MagicSquarePuzzle(Environment):
         puzzle = [row[:] for row in square]
         for r, c in blank_cells(rng, n, n, params["sparsity"]):
             puzzle[r][c] = 0
-        return {"puzzle": puzzle, "reference": int_grid_text(square)}
+        return {"puzzle": puzzle, "reference": grid_text(square)}
 
     def prompt(self, data):
         n = len(data["puzzle"])
         return (
             f"Complete the following {n} x {n} magic square; 0 marks an empty cell:\n"
-            f"{int_grid_text(data['puzzle'])}\n\n"
+            f"{grid_text(data['puzzle'])}\n\n"
             f"Fill the empty cells so that every integer from 1 to {n * n} appears exactly once and every row, every "
             f"column and both main diagonals sum to {n * (n * n + 1) // 2}. Keep the given numbers.\n\n"
             + int_grid_format(n, n, "the completed square")

@@ -1,7 +1,7 @@
 """MakingGrade (held-out): the closest monotone sequence to A in L1 distance."""
 
-from environments._heldout_util import INVALID, minimization_reward
-from rlve_jax.env import Environment, parse_ints
+from environments._common import minimization_reward
+from rlve_jax.env import INVALID, Environment, parse_ints
 
 
 def closest_non_decreasing(values: list[int]) -> tuple[int, list[int]]:

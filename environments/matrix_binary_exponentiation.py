@@ -1,6 +1,6 @@
 """Matrix_BinaryExponentiation (held-out): A^K modulo 10000."""
 
-from environments._heldout_util import grid_text, parse_square
+from environments._common import grid_text, parse_int_grid
 from rlve_jax.env import Environment, positional_match_reward
 
 MOD = 10_000
@@ -42,7 +42,7 @@ class Matrix_BinaryExponentiation(Environment):
 
     def score(self, data, answer):
         n = len(data["A"])
-        grid = parse_square(answer, n)
+        grid = parse_int_grid(answer, n, n)
         gold = [list(map(int, line.split())) for line in data["reference"].splitlines()]
         flat = [x for row in grid for x in row]
         return positional_match_reward(flat, [x for row in gold for x in row], beta=5)

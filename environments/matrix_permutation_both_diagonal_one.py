@@ -1,7 +1,7 @@
 """MatrixPermutation_BothDiagonalOne (held-out): permute rows and columns so both diagonals are all ones."""
 
-from environments._heldout_util import INVALID, grid_text, is_permutation
-from rlve_jax.env import Environment, FormatError, fraction_reward, parse_int_rows
+from environments._common import grid_text, parse_two_permutations
+from rlve_jax.env import INVALID, Environment, fraction_reward
 
 
 def diagonal_cells(n: int) -> list[tuple[int, int]]:
@@ -43,13 +43,11 @@ class MatrixPermutation_BothDiagonalOne(Environment):
         )
 
     def score(self, data, answer):
-        lines = parse_int_rows(answer)
-        if len(lines) != 2:
-            raise FormatError("expected two lines")
         matrix = data["matrix"]
         n = len(matrix)
-        rows, cols = lines
-        if not (is_permutation(rows, n) and is_permutation(cols, n)):
+        permutations = parse_two_permutations(answer, n, n)
+        if permutations is None:
             return INVALID
+        rows, cols = permutations
         cells = diagonal_cells(n)
         return fraction_reward(sum(matrix[rows[i]][cols[j]] for i, j in cells), len(cells), beta=5)

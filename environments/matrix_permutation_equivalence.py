@@ -1,6 +1,6 @@
 """MatrixPermutationEquivalence: find row and column permutations that turn 0/1 matrix A into B."""
 
-from environments._combob_util import format_bit_matrix, parse_two_permutations
+from environments._common import format_bit_matrix, parse_two_permutations
 from rlve_jax.env import Environment, fraction_reward
 
 

@@ -1,6 +1,6 @@
 """MatrixPermutation_MainDiagonalOne: permute the rows and columns of a 0/1 matrix so the diagonal is all ones."""
 
-from environments._combob_util import format_bit_matrix, parse_two_permutations
+from environments._common import format_bit_matrix, parse_two_permutations
 from rlve_jax.env import Environment, fraction_reward
 
 

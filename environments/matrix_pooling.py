@@ -1,8 +1,8 @@
 """MatrixPooling: max-pooling of an N x M matrix with a K x K window and stride 1."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import grid_match_reward, grid_text, grow_11, parse_grid
+from environments._common import grid_text, parse_int_grid
+from environments._puzzles import grid_match_reward
+from rlve_jax.env import Environment, grow_1p1
 
 
 def max_pool(matrix: list[list[int]], k: int) -> list[list[int]]:
@@ -15,7 +15,7 @@ class MatrixPooling(Environment):
     name = "MatrixPooling"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_11(4, difficulty)}]
+        return [{"MAX_N_M": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(3, params["MAX_N_M"]), rng.randint(3, params["MAX_N_M"])
@@ -35,7 +35,7 @@ class MatrixPooling(Environment):
 
     def score(self, data, answer):
         gold = data["gold"]
-        return grid_match_reward(parse_grid(answer, len(gold), len(gold[0])), gold, 5)
+        return grid_match_reward(parse_int_grid(answer, len(gold), len(gold[0])), gold, 5)
 
     def reference(self, problem):
         return grid_text(problem.data["gold"])

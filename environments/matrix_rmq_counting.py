@@ -1,6 +1,7 @@
 """MatrixRMQCounting: count H x W matrices over [1, M] whose given submatrices have given maxima."""
 
-from environments._combob_util import ModCountingEnvironment, count_under_exact_maxima
+from environments._common import ModCountingEnvironment
+from environments._numbers import count_under_exact_maxima
 
 
 def count_matrices(h: int, w: int, m: int, constraints: list[list[int]]) -> int:

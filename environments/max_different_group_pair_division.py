@@ -1,8 +1,8 @@
 """MaxDifferentGroupPairDivision (APIO 2014 "Split the sequence"): make K splits, each scoring
 sum(left part) * sum(right part) of the block it splits; maximize the total score."""
 
-from environments._optima_util import DropLastTokenPerturbation, distinct_indices, maximize_reward
-from rlve_jax.env import grow
+from environments._common import DropLastTokenPerturbation, maximization_reward, parse_distinct_indices
+from rlve_jax.env import grow_1p1
 
 
 def split_score(values: list[int], cuts: list[int]) -> int:
@@ -40,7 +40,7 @@ class MaxDifferentGroupPairDivision(DropLastTokenPerturbation):
     name = "MaxDifferentGroupPairDivision"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -65,7 +65,7 @@ class MaxDifferentGroupPairDivision(DropLastTokenPerturbation):
 
     def score(self, data, answer):
         values = data["A"]
-        cuts = distinct_indices(answer, len(values) - 1, base=1)
+        cuts = parse_distinct_indices(answer, len(values) - 1, base=1)
         if cuts is None or len(cuts) != data["K"]:
             return -0.5
-        return maximize_reward(data["optimum"], split_score(values, [c + 1 for c in cuts]), beta=5)
+        return maximization_reward(split_score(values, [c + 1 for c in cuts]), data["optimum"], beta=5)

@@ -1,8 +1,6 @@
 """MaxGridPathIntersection: K right/down paths collect cell values (each cell counted once); maximum total."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grid_text
+from environments._common import ExactIntegerEnvironment, grid_text
 
 
 def max_collected(grid: list[list[int]], paths: int) -> int:
@@ -60,7 +58,7 @@ def min_cost_flow(n: int, edges: list[tuple[int, int, int, int]], source: int, s
     return flow, total
 
 
-class MaxGridPathIntersection(Environment):
+class MaxGridPathIntersection(ExactIntegerEnvironment):
     name = "MaxGridPathIntersection"
 
     def levels(self, difficulty):
@@ -83,6 +81,3 @@ class MaxGridPathIntersection(Environment):
             "What is the maximum total value the paths can collect?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))

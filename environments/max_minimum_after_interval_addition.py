@@ -3,7 +3,7 @@ so that the minimum of the array becomes as large as possible."""
 
 import heapq
 
-from environments._optima_util import DropLastTokenPerturbation, distinct_indices, maximize_reward
+from environments._common import DropLastTokenPerturbation, maximization_reward, parse_distinct_indices
 
 
 def intervals_reaching(values: list[int], intervals: list[list[int]], k: int, add: int, goal: int) -> list[int] | None:
@@ -91,7 +91,7 @@ class MaxMinimum_AfterIntervalAddition(DropLastTokenPerturbation):
 
     def score(self, data, answer):
         intervals = data["intervals"]
-        chosen = distinct_indices(answer, len(intervals), base=1)
+        chosen = parse_distinct_indices(answer, len(intervals), base=1)
         if chosen is None or len(chosen) != data["K"]:
             return -0.5
-        return maximize_reward(data["optimum"], minimum_after(data["values"], intervals, chosen, data["add"]), beta=5)
+        return maximization_reward(minimum_after(data["values"], intervals, chosen, data["add"]), data["optimum"], beta=5)

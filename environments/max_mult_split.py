@@ -1,8 +1,8 @@
 """MaxMultSplit: insert K multiplication signs into a digit string so that the product of the K + 1
 parts is as large as possible."""
 
-from environments._optima_util import maximize_reward
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import maximization_reward
+from rlve_jax.env import Environment, grow_1p1, parse_ints
 
 SPLIT_RATIOS = (0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.95)
 
@@ -38,7 +38,7 @@ class MaxMultSplit(Environment):
     size_keys = ("N",)
 
     def levels(self, difficulty):
-        n = grow(3, lambda x: int(1.1 * x + 1), difficulty)
+        n = grow_1p1(3, difficulty)
         ks = {2, n - 1} | {int(r * n) for r in SPLIT_RATIOS}
         return [{"N": n, "K": k} for k in sorted(ks) if 2 <= k <= n - 1]
 
@@ -62,4 +62,4 @@ class MaxMultSplit(Environment):
         pieces = parse_ints(answer)
         if len(pieces) != data["K"] + 1 or "".join(map(str, pieces)) != data["digits"]:
             return -0.5
-        return maximize_reward(data["optimum"], product(pieces), beta=3)
+        return maximization_reward(product(pieces), data["optimum"], beta=3)

@@ -1,7 +1,7 @@
 """MaxMultiplicationFixedSum: the largest product of positive integers that sum to N."""
 
-from environments._math_util import grow_by_half
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p5
 
 
 def best_product(n: int) -> int:
@@ -12,11 +12,11 @@ def best_product(n: int) -> int:
     return 3**threes * (2 if rest == 2 else 1)
 
 
-class MaxMultiplicationFixedSum(Environment):
+class MaxMultiplicationFixedSum(ExactIntegerEnvironment):
     name = "MaxMultiplicationFixedSum"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_by_half(10, difficulty)}]
+        return [{"MAX_N": grow_1p5(10, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(4, params["MAX_N"])
@@ -28,6 +28,3 @@ class MaxMultiplicationFixedSum(Environment):
             "the parts is as large as possible. What is that maximum product?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -1,8 +1,8 @@
 """MaxNoConflictingBombs (the classic "bomb placement"): put as many bombs as possible on empty cells
 so that no two bombs see each other along a row or column without a hard wall between them."""
 
-from environments._optima_util import max_bipartite_matching, maximize_reward, parse_char_grid
-from rlve_jax.env import Environment, grow
+from environments._common import max_bipartite_matching, maximization_reward, parse_char_grid
+from rlve_jax.env import Environment, grow_1p1
 
 CELL_TYPES = "*x#"  # empty (a bomb may go here), soft stone (blocks nothing), hard wall (blocks)
 
@@ -53,7 +53,7 @@ class MaxNoConflictingBombs(Environment):
     name = "MaxNoConflictingBombs"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N_M": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         rows, columns = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
@@ -79,7 +79,7 @@ class MaxNoConflictingBombs(Environment):
     def score(self, data, answer):
         grid = data["grid"]
         rows, columns = len(grid), len(grid[0])
-        result = parse_char_grid(answer, rows, columns, "*x#B")
+        result = parse_char_grid(answer, rows, columns, "*x#B", ignore_spaces=True)
         cells = [(new, old) for line, row in zip(result, grid) for new, old in zip(line, row)]
         if any(new != old and (new, old) != ("B", "*") for new, old in cells):  # only * may become B
             return -0.5
@@ -87,7 +87,7 @@ class MaxNoConflictingBombs(Environment):
         bombs = [(r, c) for r in range(rows) for c in range(columns) if result[r][c] == "B"]
         if len({row_id[r][c] for r, c in bombs}) < len(bombs) or len({column_id[r][c] for r, c in bombs}) < len(bombs):
             return -0.5
-        return maximize_reward(data["optimum"], len(bombs), beta=3)
+        return maximization_reward(len(bombs), data["optimum"], beta=3)
 
     def perturb(self, problem, answer):
         """One bomb fewer (or, with no bomb to place, a changed cell)."""

@@ -1,7 +1,7 @@
 """Max_NonAdjacent_KElementSum: pick exactly K pairwise non-adjacent positions with the largest sum."""
 
-from environments._optima_util import DropLastTokenPerturbation, distinct_indices, maximize_reward
-from rlve_jax.env import grow
+from environments._common import DropLastTokenPerturbation, maximization_reward, parse_distinct_indices
+from rlve_jax.env import grow_1p1
 
 
 def best_positions(values: list[int], k: int) -> list[int]:
@@ -26,7 +26,7 @@ class Max_NonAdjacent_KElementSum(DropLastTokenPerturbation):
     name = "Max_NonAdjacent_KElementSum"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -48,7 +48,7 @@ class Max_NonAdjacent_KElementSum(DropLastTokenPerturbation):
         )
 
     def score(self, data, answer):
-        chosen = distinct_indices(answer, len(data["A"]))
+        chosen = parse_distinct_indices(answer, len(data["A"]))
         if chosen is None or len(chosen) != data["K"] or any(i + 1 in chosen for i in set(chosen)):
             return -0.5
-        return maximize_reward(data["optimum"], sum(data["A"][i] for i in chosen), beta=5)
+        return maximization_reward(sum(data["A"][i] for i in chosen), data["optimum"], beta=5)

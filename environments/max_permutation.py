@@ -3,8 +3,8 @@ possible integer (made tricky by numbers that are prefixes of others)."""
 
 from functools import cmp_to_key
 
-from environments._optima_util import maximize_reward, parse_permutation
-from rlve_jax.env import Environment, grow
+from environments._common import maximization_reward, parse_permutation
+from rlve_jax.env import Environment, grow_1p1
 
 
 def largest_order(numbers: list[str]) -> list[int]:
@@ -20,7 +20,7 @@ class MaxPermutation(Environment):
     name = "MaxPermutation"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         numbers: list[str] = []
@@ -55,4 +55,4 @@ class MaxPermutation(Environment):
         order = parse_permutation(answer, len(numbers))
         if order is None:
             return -0.5
-        return maximize_reward(int(data["optimum"]), int("".join(numbers[i] for i in order)), beta=5)
+        return maximization_reward(int("".join(numbers[i] for i in order)), int(data["optimum"]), beta=5)

@@ -1,7 +1,7 @@
 """MaxSegmentCoverageConstraint: select as many segments as possible while every constrained point
 is covered by at most its allowed number of selected segments."""
 
-from environments._optima_util import DropLastTokenPerturbation, distinct_indices, maximize_reward
+from environments._common import DropLastTokenPerturbation, maximization_reward, parse_distinct_indices
 
 
 def coverage_ok(segments: list[list[int]], chosen: list[int], limits: list[list[int]]) -> bool:
@@ -51,7 +51,7 @@ class MaxSegmentCoverageConstraint(DropLastTokenPerturbation):
 
     def score(self, data, answer):
         segments = data["segments"]
-        chosen = distinct_indices(answer, len(segments))
+        chosen = parse_distinct_indices(answer, len(segments))
         if chosen is None or not coverage_ok(segments, chosen, data["limits"]):
             return -0.5
-        return maximize_reward(data["optimum"], len(chosen), beta=5)
+        return maximization_reward(len(chosen), data["optimum"], beta=5)

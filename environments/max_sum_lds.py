@@ -2,8 +2,8 @@
 increasing subsequence ending there, find a permutation with these lengths that maximizes the sum of
 the lengths of the longest decreasing subsequences starting at each position."""
 
-from environments._optima_util import maximize_reward, parse_permutation
-from rlve_jax.env import Environment, grow
+from environments._common import maximization_reward, parse_permutation
+from rlve_jax.env import Environment, grow_1p1
 
 
 def lis_ending(values: list[int]) -> list[int]:
@@ -42,7 +42,7 @@ class MaxSumLDS(Environment):
     name = "MaxSumLDS"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -67,4 +67,4 @@ class MaxSumLDS(Environment):
             return -0.5
         if lis_ending(order) != data["A"]:
             return -0.2
-        return maximize_reward(data["optimum"], sum(lds_starting(order)), beta=5)
+        return maximization_reward(sum(lds_starting(order)), data["optimum"], beta=5)

@@ -1,8 +1,7 @@
 """MaxThreeSquareSum: the largest total of three non-overlapping K x K squares in a grid."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grid_text, grow_11
+from environments._common import ExactIntegerEnvironment, grid_text
+from rlve_jax.env import grow_1p1
 
 
 def best_three_squares(grid: list[list[int]], k: int) -> int:
@@ -35,11 +34,11 @@ def best_three_squares(grid: list[list[int]], k: int) -> int:
     return best
 
 
-class MaxThreeSquareSum(Environment):
+class MaxThreeSquareSum(ExactIntegerEnvironment):
     name = "MaxThreeSquareSum"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_11(4, difficulty)}]
+        return [{"MAX_N_M": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         top = params["MAX_N_M"]
@@ -56,6 +55,3 @@ class MaxThreeSquareSum(Environment):
             "What is the maximum possible sum of all the numbers covered by the three squares?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))

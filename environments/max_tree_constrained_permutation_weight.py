@@ -3,8 +3,8 @@ element after its given predecessor (the constraints form a forest), maximizing 
 
 from fractions import Fraction
 
-from environments._optima_util import maximize_reward, parse_permutation
-from rlve_jax.env import Environment, grow
+from environments._common import maximization_reward, parse_permutation
+from rlve_jax.env import Environment, grow_1p1
 
 
 def best_order(parents: list[int], weights: list[int]) -> list[int]:
@@ -33,7 +33,7 @@ class Max_TreeConstrainedPermutation_Weight(Environment):
     name = "Max_TreeConstrainedPermutation_Weight"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -63,4 +63,4 @@ class Max_TreeConstrainedPermutation_Weight(Environment):
         position = {v + 1: p for p, v in enumerate(order)}
         if any(a and position[a] > position[i] for i, a in enumerate(parents, start=1)):
             return -0.5
-        return maximize_reward(data["optimum"], order_value(weights, [v + 1 for v in order]), beta=5)
+        return maximization_reward(order_value(weights, [v + 1 for v in order]), data["optimum"], beta=5)

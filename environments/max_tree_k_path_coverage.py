@@ -1,7 +1,7 @@
 """MaxTree_KPathCoverage: choose K vertex pairs of a tree so that their paths cover the most vertices."""
 
-from environments._grapha_util import adjacency_sets, edge_lines, grow_n, random_tree
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment, adjacency_sets, edge_lines, random_tree
+from rlve_jax.env import grow_1p1
 
 
 def max_covered_vertices(n: int, edges: list[list[int]], k: int) -> int:
@@ -28,15 +28,15 @@ def max_covered_vertices(n: int, edges: list[list[int]], k: int) -> int:
     return best
 
 
-class MaxTree_KPathCoverage(Environment):
+class MaxTree_KPathCoverage(ExactIntegerEnvironment):
     name = "MaxTree_KPathCoverage"
 
     def levels(self, difficulty):
-        return [{"N": grow_n(4, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_tree(rng, n)
+        edges = random_tree(n, rng)
         rng.shuffle(edges)
         leaves = sum(len(adj) == 1 for adj in adjacency_sets(n, edges))
         k = rng.randint(1, max(1, leaves // 2 - 1))
@@ -52,6 +52,3 @@ class MaxTree_KPathCoverage(Environment):
             "What is the maximum possible number of covered vertices?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -1,20 +1,21 @@
 """MaxTreeXorPath: two tree vertices whose connecting path has the largest XOR of edge weights."""
 
-from environments._grapha_util import edge_lines, grow_n, max_objective_reward, random_tree, xor_potentials
-from rlve_jax.env import Environment, FormatError, parse_ints
+from environments._common import edge_lines, maximization_reward, random_tree
+from environments._graphs import xor_potentials
+from rlve_jax.env import Environment, FormatError, grow_1p1, parse_ints
 
 
 class MaxTreeXorPath(Environment):
     name = "MaxTreeXorPath"
 
     def levels(self, difficulty):
-        return [{"N": grow_n(4, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
         bound = 2 ** max(4, n.bit_length() + 1)
         while True:
-            edges = [[u, v, rng.randrange(bound)] for u, v in random_tree(rng, n)]
+            edges = [[u, v, rng.randrange(bound)] for u, v in random_tree(n, rng)]
             value = xor_potentials(n, edges)
             best = max((value[u] ^ value[v], u, v) for u in range(n) for v in range(u + 1, n))
             if best[0] > 0:
@@ -38,7 +39,7 @@ class MaxTreeXorPath(Environment):
         if len(ends) != 2 or any(not 0 <= v < data["N"] for v in ends):
             raise FormatError("two vertex ids expected")
         value = xor_potentials(data["N"], data["edges"])
-        return max_objective_reward(value[ends[0]] ^ value[ends[1]], data["optimum"], beta=5)
+        return maximization_reward(value[ends[0]] ^ value[ends[1]], data["optimum"], beta=5)
 
     def perturb(self, problem, answer):
         u = answer.split()[0]

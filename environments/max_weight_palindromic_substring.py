@@ -1,8 +1,7 @@
 """MaxWeightPalindromicSubstring (APIO 2014): the palindrome maximising length x number of occurrences."""
 
-from rlve_jax.env import Environment
-
-from ._logic_util import INVALID, bounded_text, grow_11, occurrences, palindromic_intervals
+from environments._strings import occurrences, palindromic_intervals
+from rlve_jax.env import INVALID, Environment, check_length, grow_1p1
 
 
 def best_palindrome(text: str) -> str:
@@ -15,7 +14,7 @@ class MaxWeightPalindromicSubstring(Environment):
     name = "MaxWeightPalindromicSubstring"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         a_probability = rng.uniform(0.3, 0.7)
@@ -33,7 +32,7 @@ class MaxWeightPalindromicSubstring(Environment):
         )
 
     def score(self, data, answer):
-        if not bounded_text(answer) or answer != answer[::-1]:
+        if not check_length(answer) or answer != answer[::-1]:
             return INVALID
         value = len(answer) * occurrences(data["S"], answer) if len(answer) <= len(data["S"]) else 0
         return (value / data["best_value"]) ** 5

@@ -1,8 +1,9 @@
 """MaxXorPath: the largest XOR of edge weights over walks from vertex 0 to vertex N-1."""
 
-from environments._grapha_util import (DENSITIES_01_09, WEIGHTED_EDGES, graph_text, grow_n, pair_count,
-                                       random_connected_graph, xor_potentials)
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
+from environments._graphs import (DENSITIES_01_09, WEIGHTED_EDGES, graph_text, pair_count, random_connected_graph,
+                                  xor_potentials)
+from rlve_jax.env import grow_1p1
 
 
 def max_xor_walk(n: int, edges: list[list[int]]) -> int:
@@ -22,11 +23,11 @@ def max_xor_walk(n: int, edges: list[list[int]]) -> int:
     return best
 
 
-class MaxXorPath(Environment):
+class MaxXorPath(ExactIntegerEnvironment):
     name = "MaxXorPath"
 
     def levels(self, difficulty):
-        n = grow_n(4, difficulty)
+        n = grow_1p1(4, difficulty)
         low_bits = (2 * n - 1).bit_length()  # ceil(log2(2N))
         return [{"N": n, "edge_density": rho, "bits": bits} for rho in DENSITIES_01_09
                 if int(rho * pair_count(n)) >= n for bits in range(low_bits, low_bits + 5)]
@@ -36,7 +37,7 @@ class MaxXorPath(Environment):
         n, bits = params["N"], params["bits"]
         basis = [rng.randint(1, 2 ** bits - 1) for _ in range(rng.randint(1, bits))]
         edges = []
-        for u, v in random_connected_graph(rng, n, int(params["edge_density"] * pair_count(n))):
+        for u, v in random_connected_graph(n, int(params["edge_density"] * pair_count(n)), rng):
             weight = 0
             for b in basis:
                 if rng.random() < 0.5:
@@ -53,6 +54,3 @@ class MaxXorPath(Environment):
             "contributes its weight each time. What is this maximum XOR?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

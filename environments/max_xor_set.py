@@ -1,7 +1,7 @@
 """MaxXorSet (held-out): a subset of the numbers whose XOR is as large as possible (linear basis)."""
 
-from environments._heldout_util import INVALID, distinct_in_range, maximization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import distinct_in_range, maximization_reward
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints
 
 
 def max_xor_subset(values: list[int]) -> tuple[int, list[int]]:
@@ -27,7 +27,7 @@ class MaxXorSet(Environment):
     name = "MaxXorSet"
 
     def levels(self, difficulty):
-        n = grow(3, times_1_1_plus_1, difficulty)
+        n = grow_1p1(3, difficulty)
         bits = next(b for b in range(1, 64) if 2 ** b - 2 >= 2 * n)
         return [{"N": n, "bits": b} for b in range(bits, bits + 5)]
 

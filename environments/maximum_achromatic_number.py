@@ -1,6 +1,7 @@
 """MaximumAchromaticNumber: a complete proper coloring (every two colors meet on an edge) with the most colors."""
 
-from environments._grapha_util import GraphColoringEnvironment, adjacency_sets
+from environments._common import adjacency_sets
+from environments._graphs import GraphColoringEnvironment
 
 
 def is_complete_coloring(edges: list[list[int]], colors: list[int]) -> bool:

@@ -1,8 +1,8 @@
 """MaximumClique: a largest set of pairwise adjacent vertices."""
 
-from environments._grapha_util import (DENSITIES_005_095, adjacency_masks, density_levels, drop_last_ints,
-                                       graph_text, max_clique_size, max_objective_reward, pair_count,
-                                       parse_vertex_set, random_pairs)
+from environments._common import adjacency_masks, drop_last_tokens, maximization_reward, parse_distinct_indices
+from environments._graphs import (DENSITIES_005_095, density_levels, graph_text, max_clique_size, pair_count,
+                                  random_pairs)
 from rlve_jax.env import Environment
 
 
@@ -14,7 +14,7 @@ class MaximumClique(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))
+        edges = random_pairs(n, int(params["edge_density"] * pair_count(n)), rng)
         size, mask = max_clique_size(n, adjacency_masks(n, edges))
         return {"N": n, "edges": edges, "optimum": size,
                 "reference": " ".join(str(v) for v in range(n) if mask >> v & 1)}
@@ -29,11 +29,11 @@ class MaximumClique(Environment):
         )
 
     def score(self, data, answer):
-        clique = parse_vertex_set(answer, data["N"])
+        clique = parse_distinct_indices(answer, data["N"])
         edges = {(min(u, v), max(u, v)) for u, v in data["edges"]}
         if clique is None or any((min(u, v), max(u, v)) not in edges for i, u in enumerate(clique) for v in clique[:i]):
             return -0.5
-        return max_objective_reward(len(clique), data["optimum"], beta=5)
+        return maximization_reward(len(clique), data["optimum"], beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_ints(answer, 1)
+        return drop_last_tokens(answer)

@@ -2,8 +2,8 @@
 
 import networkx as nx
 
-from environments._optima_util import maximize_reward, parse_char_grid
-from rlve_jax.env import Environment, grow
+from environments._common import grid_text, maximization_reward, parse_char_grid
+from rlve_jax.env import Environment, grow_1p1
 
 
 def best_selection(values: list[list[int]]) -> list[str]:
@@ -36,7 +36,7 @@ class MaximumIndependentSetGrid(Environment):
     name = "MaximumIndependentSetGrid"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N_M": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         rows, columns = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
@@ -49,7 +49,7 @@ class MaximumIndependentSetGrid(Environment):
         rows, columns = len(values), len(values[0])
         return (
             f"You are given a grid with {rows} rows and {columns} columns of positive integers:\n"
-            + "\n".join(" ".join(map(str, row)) for row in values)
+            + grid_text(values)
             + "\nSelect some cells such that no two selected cells are adjacent (share a side), maximizing the sum "
             "of the selected values.\n\n"
             f"Output Format: {rows} lines, each with {columns} characters (no separators): 1 for a selected cell, "
@@ -59,13 +59,13 @@ class MaximumIndependentSetGrid(Environment):
     def score(self, data, answer):
         values = data["values"]
         rows, columns = len(values), len(values[0])
-        selection = parse_char_grid(answer, rows, columns, "01")
+        selection = parse_char_grid(answer, rows, columns, "01", ignore_spaces=True)
         for r in range(rows):
             for c in range(columns):
                 if selection[r][c] == "1" and ((r + 1 < rows and selection[r + 1][c] == "1")
                                                or (c + 1 < columns and selection[r][c + 1] == "1")):
                     return -0.5
-        return maximize_reward(data["optimum"], selection_value(values, selection), beta=3)
+        return maximization_reward(selection_value(values, selection), data["optimum"], beta=3)
 
     def perturb(self, problem, answer):
         """Unselect one cell: values are positive, so the sum drops."""

@@ -1,22 +1,13 @@
 """Maximum_IndependentSet_Tree (held-out): maximum-weight independent set in a vertex-weighted tree."""
 
-from environments._heldout_util import (
-    INVALID,
-    adjacency,
-    bfs_tree,
-    distinct_in_range,
-    edge_lines,
-    maximization_reward,
-    random_tree,
-    times_1_1_plus_1,
-)
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import adjacency, bfs_order, distinct_in_range, edge_lines, maximization_reward, random_tree
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints
 
 
 def max_weight_independent_set(weights: list[int], edges: list[list[int]]) -> tuple[int, list[int]]:
     """Tree DP (take / skip each vertex), then walk down to rebuild one optimal set."""
     n = len(weights)
-    parent, order = bfs_tree(adjacency(n, edges), 0)
+    parent, order = bfs_order(adjacency(n, edges, sort=True), 0)
     take, skip = list(weights), [0] * n
     for u in reversed(order):
         if parent[u] >= 0:
@@ -34,18 +25,18 @@ class Maximum_IndependentSet_Tree(Environment):
     name = "Maximum_IndependentSet_Tree"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_tree(n, rng)
+        edges = random_tree(n, rng, "coin")
         weights = [rng.randint(1, n) for _ in range(n)]
         best, chosen = max_weight_independent_set(weights, edges)
         return {"weights": weights, "edges": edges, "optimum": best, "reference": " ".join(map(str, chosen))}
 
     def prompt(self, data):
         n = len(data["weights"])
-        edges = edge_lines(data["edges"])
+        edges = edge_lines(data["edges"], "(no edges)")
         weights = " ".join(f"W[{i}]={w}" for i, w in enumerate(data["weights"]))
         return (
             f"You are given a tree with {n} vertices labeled 0 to {n - 1} and these edges:\n{edges}\n\n"

@@ -1,8 +1,6 @@
 """MaximumLexicographicalOrderSubsequence: the lexicographically largest subsequence of length K."""
 
-from rlve_jax.env import Environment, parse_ints, positional_match_reward
-
-from ._classical_util import INVALID, grow_11
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints, positional_match_reward
 
 
 def largest_subsequence(values: list[int], k: int) -> list[int]:
@@ -25,7 +23,7 @@ class MaximumLexicographicalOrderSubsequence(Environment):
     name = "MaximumLexicographicalOrderSubsequence"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,25 +1,13 @@
 """MaximumPointSegmentMatching: match points to segments that contain them, as many pairs as possible."""
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._classical_util import INVALID, grow_11, parse_pairs
+from environments._common import max_bipartite_matching, parse_pair_lines
+from rlve_jax.env import INVALID, Environment, fraction_reward, grow_1p1
 
 
 def max_matching(points: list[int], segments: list[list[int]]) -> list[tuple[int, int]]:
     """Kuhn's augmenting paths on the point-segment containment graph; returns (point, segment) pairs."""
-    owner = [-1] * len(segments)  # segment -> matched point
-
-    def augment(point: int, seen: list[bool]) -> bool:
-        for s, (low, high) in enumerate(segments):
-            if low <= points[point] <= high and not seen[s]:
-                seen[s] = True
-                if owner[s] < 0 or augment(owner[s], seen):
-                    owner[s] = point
-                    return True
-        return False
-
-    for point in range(len(points)):
-        augment(point, [False] * len(segments))
+    containing = [[s for s, (low, high) in enumerate(segments) if low <= p <= high] for p in points]
+    owner = max_bipartite_matching(len(points), len(segments), containing)  # segment -> matched point
     return sorted((point, s) for s, point in enumerate(owner) if point >= 0)
 
 
@@ -27,7 +15,7 @@ class MaximumPointSegmentMatching(Environment):
     name = "MaximumPointSegmentMatching"
 
     def levels(self, difficulty):
-        return [{"MAX_C_N": grow_11(3, difficulty)}]
+        return [{"MAX_C_N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         top = params["MAX_C_N"]
@@ -53,7 +41,7 @@ class MaximumPointSegmentMatching(Environment):
 
     def score(self, data, answer):
         points, segments = data["points"], data["segments"]
-        pairs = parse_pairs(answer)
+        pairs = parse_pair_lines(answer)
         used_points, used_segments = set(), set()
         for c, s in pairs:
             if not (0 <= c < len(points) and 0 <= s < len(segments)) or c in used_points or s in used_segments:

@@ -1,6 +1,6 @@
 """Maximum_SubsequenceNum: append N values in [0, K) to a sequence to maximise its distinct subsequences."""
 
-from rlve_jax.env import Environment, Problem, grow, parse_ints
+from rlve_jax.env import Environment, Problem, grow_1p1, parse_ints
 
 RATIOS = (0.1, 0.2, 0.3, 0.5, 1.0)
 
@@ -30,7 +30,7 @@ class Maximum_SubsequenceNum(Environment):
     name = "Maximum_SubsequenceNum"
 
     def levels(self, difficulty):
-        n = grow(2, lambda x: int(1.1 * x + 1), difficulty)
+        n = grow_1p1(2, difficulty)
         ks = sorted({2} | {int(r * n) for r in RATIOS if int(r * n) >= 2})
         return [{"N": n, "M": n, "K": k} for k in ks]
 

@@ -2,9 +2,9 @@
 
 import networkx as nx
 
-from environments._grapha_util import (WEIGHTED_EDGES, density_levels, drop_last_ints, graph_text, grow_n,
-                                       max_objective_reward, pair_count, parse_pairs, random_pairs)
-from rlve_jax.env import Environment
+from environments._common import drop_last_tokens, maximization_reward, parse_flat_pairs
+from environments._graphs import WEIGHTED_EDGES, density_levels, graph_text, pair_count, random_pairs
+from rlve_jax.env import Environment, grow_1p1
 
 DENSITIES = (0.1, 0.3, 0.4)
 
@@ -13,11 +13,11 @@ class MaximumWeightMatching(Environment):
     name = "MaximumWeightMatching"
 
     def levels(self, difficulty):
-        return density_levels(grow_n(5, difficulty), DENSITIES)
+        return density_levels(grow_1p1(5, difficulty), DENSITIES)
 
     def sample(self, params, rng):
         n = params["N"]
-        pairs = random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))
+        pairs = random_pairs(n, int(params["edge_density"] * pair_count(n)), rng)
         edges = [[u, v, rng.randint(1, n)] for u, v in pairs]
         graph = nx.Graph()
         graph.add_weighted_edges_from(edges)
@@ -37,12 +37,12 @@ class MaximumWeightMatching(Environment):
         )
 
     def score(self, data, answer):
-        chosen = parse_pairs(answer)
+        chosen = parse_flat_pairs(answer)
         weight = {(min(u, v), max(u, v)): w for u, v, w in data["edges"]}
         vertices = [v for pair in chosen for v in pair]
         if len(set(vertices)) != len(vertices) or any((min(u, v), max(u, v)) not in weight for u, v in chosen):
             return -0.5
-        return max_objective_reward(sum(weight[min(u, v), max(u, v)] for u, v in chosen), data["optimum"], beta=5)
+        return maximization_reward(sum(weight[min(u, v), max(u, v)] for u, v in chosen), data["optimum"], beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_ints(answer, 2)
+        return drop_last_tokens(answer, 2)

@@ -2,9 +2,9 @@
 
 from collections import deque
 
-from rlve_jax.env import Environment, fraction_reward
+from environments._common import parse_letters
+from rlve_jax.env import INVALID, Environment, fraction_reward, grow_1p1
 
-from ._classical_util import INVALID, grow_11, parse_letters
 
 DENSITIES = (0.1, 0.2, 0.3, 0.4)
 STEPS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
@@ -37,7 +37,7 @@ class Maze(Environment):
     size_keys = ("N",)
 
     def levels(self, difficulty):
-        return [{"N": grow_11(4, difficulty), "density": density} for density in DENSITIES]
+        return [{"N": grow_1p1(4, difficulty), "density": density} for density in DENSITIES]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,8 +1,8 @@
 """MinConversionToCycleCost: every vertex points to one vertex; re-point some of them (vertex i costs
 C[i]) so that the pointers form a single cycle through all vertices, at minimum total cost."""
 
-from environments._optima_util import functional_cycles, minimize_reward
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import functional_cycles, minimization_reward
+from rlve_jax.env import Environment, grow_1p1, parse_ints
 
 
 def is_single_cycle(successor: list[int]) -> bool:
@@ -65,7 +65,7 @@ class MinConversionToCycleCost(Environment):
     name = "MinConversionToCycleCost"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -95,4 +95,4 @@ class MinConversionToCycleCost(Environment):
             return -0.5
         if not is_single_cycle(result):
             return -0.2
-        return minimize_reward(data["optimum"], conversion_cost(successor, costs, result), beta=3)
+        return minimization_reward(data["optimum"], conversion_cost(successor, costs, result), beta=3)

@@ -3,9 +3,9 @@ longest non-decreasing subsequence gets shorter, at minimum total cost."""
 
 import networkx as nx
 
-from environments._optima_util import (DropLastTokenPerturbation, distinct_indices, longest_non_decreasing,
-                                       minimize_reward)
-from rlve_jax.env import grow
+from environments._common import (DropLastTokenPerturbation, longest_non_decreasing, minimization_reward,
+                                  parse_distinct_indices)
+from rlve_jax.env import grow_1p1
 
 
 def cheapest_erasure(values: list[int], costs: list[int]) -> list[int]:
@@ -41,7 +41,7 @@ class MinCostReducingLNDS(DropLastTokenPerturbation):
     name = "MinCostReducingLNDS"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -65,11 +65,11 @@ class MinCostReducingLNDS(DropLastTokenPerturbation):
 
     def score(self, data, answer):
         values, costs = data["A"], data["B"]
-        erased = distinct_indices(answer, len(values))
+        erased = parse_distinct_indices(answer, len(values))
         if erased is None:
             return -0.5
         gone = set(erased)
         remaining = [v for i, v in enumerate(values) if i not in gone]
         if longest_non_decreasing(remaining) >= longest_non_decreasing(values):
             return -0.2
-        return minimize_reward(data["optimum"], sum(costs[i] for i in erased), beta=3)
+        return minimization_reward(data["optimum"], sum(costs[i] for i in erased), beta=3)

@@ -1,9 +1,10 @@
 """MinCostTreeCoverage: choose weighted tree vertices so that every required vertex is within distance
 D of a chosen one, at minimum total weight."""
 
-from environments._combob_util import adjacency, random_tree_edges, rooted_order
-from environments._optima_util import DropLastTokenPerturbation, distinct_indices, minimize_reward, tree_distances
-from rlve_jax.env import grow
+from environments._common import (DropLastTokenPerturbation, adjacency, bfs_order, minimization_reward,
+                                  parse_distinct_indices, random_tree)
+from environments._graphs import all_pairs_distances
+from rlve_jax.env import grow_1p1
 
 
 def least_cover_weight(n: int, edges: list[list[int]], required: list[int], reach: int, weights: list[int]) -> int:
@@ -11,7 +12,7 @@ def least_cover_weight(n: int, edges: list[list[int]], required: list[int], reac
     vertex of u's subtree while some chosen vertex also reaches j levels beyond u; partial[u][j]: least weight
     covering the required vertices at depth >= j below u (shallower ones are left to a guard outside)."""
     neighbours = adjacency(n, edges)
-    parent, order = rooted_order(neighbours, 0)
+    parent, order = bfs_order(neighbours, 0)
     is_required = [False] * n
     for v in required:
         is_required[v] = True
@@ -57,13 +58,13 @@ class MinCostTreeCoverage(DropLastTokenPerturbation):
     name = "MinCostTreeCoverage"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_tree_edges(n, rng)
+        edges = random_tree(n, rng, "shuffle")
         required = [v for v in range(n) if rng.random() < 0.5] or [rng.randrange(n)]
-        reach = rng.randint(1, max(1, max(map(max, tree_distances(n, edges))) // 2))
+        reach = rng.randint(1, max(1, max(map(max, all_pairs_distances(n, edges))) // 2))
         weights = [rng.randint(1, n) for _ in range(n)]
         chosen = cheapest_cover(n, edges, required, reach, weights)
         return {"N": n, "edges": edges, "required": required, "D": reach, "W": weights,
@@ -83,10 +84,10 @@ class MinCostTreeCoverage(DropLastTokenPerturbation):
         )
 
     def score(self, data, answer):
-        chosen = distinct_indices(answer, data["N"])
+        chosen = parse_distinct_indices(answer, data["N"])
         if chosen is None:
             return -0.5
-        distances = tree_distances(data["N"], data["edges"])
+        distances = all_pairs_distances(data["N"], data["edges"])
         if any(all(distances[v][r] > data["D"] for v in chosen) for r in data["required"]):
             return -0.2
-        return minimize_reward(data["optimum"], sum(data["W"][v] for v in chosen), beta=3)
+        return minimization_reward(data["optimum"], sum(data["W"][v] for v in chosen), beta=3)

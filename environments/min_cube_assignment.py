@@ -1,9 +1,8 @@
 """MinCubeAssignment: give every cell of a P x Q grid a level in [0, R) at minimum total cost while
 adjacent levels differ by at most D (the "cake cutting" min-cut problem)."""
 
-from environments._heldout_util import INVALID, grid_text, minimization_reward
-from environments._optimb_util import FlowNetwork, drop_last_token
-from rlve_jax.env import Environment, parse_int_rows
+from environments._common import FlowNetwork, drop_last_tokens, grid_text, minimization_reward
+from rlve_jax.env import INVALID, Environment, parse_int_rows
 
 NEIGHBOUR_STEPS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 
@@ -96,4 +95,4 @@ class MinCubeAssignment(Environment):
         return minimization_reward(data["optimum"], assignment_cost(data["cost"], levels), beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_token(answer)
+        return drop_last_tokens(answer)

@@ -5,9 +5,9 @@ from functools import reduce
 from itertools import accumulate
 from operator import or_
 
-from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
-from environments._optimb_util import batch_sums, ends_text, parse_batch_ends
-from rlve_jax.env import Environment, grow
+from environments._common import minimization_reward
+from environments._segmentation import batch_sums, ends_text, parse_batch_ends
+from rlve_jax.env import INVALID, Environment, grow_1p1
 
 
 def fewest_batches_within(values: list[int], allowed: int) -> tuple[int, list[int]]:
@@ -42,7 +42,7 @@ class MinDivisionSumXor(Environment):
     name = "MinDivisionSumXor"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

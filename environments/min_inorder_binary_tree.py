@@ -1,6 +1,6 @@
 """MinInorderBinaryTree: root and orient a tree as a binary tree with the smallest inorder traversal."""
 
-from ._classical_util import PermutationAnswer
+from environments._common import PermutationAnswer
 
 
 def smallest_inorder(n: int, edges: list[list[int]]) -> list[int]:

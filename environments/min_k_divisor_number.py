@@ -3,7 +3,7 @@
 import functools
 import math
 
-from environments._math_util import is_prime, primes_up_to
+from environments._numbers import is_prime, primes_up_to
 from rlve_jax.env import Environment, parse_int
 
 TRIAL_PRIMES = primes_up_to(1 << 14)

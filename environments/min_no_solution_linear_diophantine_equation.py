@@ -2,10 +2,10 @@
 
 import math
 
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
 
 
-class MinNoSolutionLinearDiophantineEquation(Environment):
+class MinNoSolutionLinearDiophantineEquation(ExactIntegerEnvironment):
     name = "MinNoSolutionLinearDiophantineEquation"
 
     def levels(self, difficulty):
@@ -24,6 +24,3 @@ class MinNoSolutionLinearDiophantineEquation(Environment):
             "What is the largest non-negative integer z that cannot be written in this form?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -2,9 +2,7 @@
 
 from itertools import product
 
-from rlve_jax.env import Environment
-
-from ._logic_util import INVALID, bounded_text
+from rlve_jax.env import INVALID, Environment, check_length
 
 
 def shortest_absent(text: str) -> str:
@@ -37,6 +35,6 @@ class MinNonsubstring(Environment):
         )
 
     def score(self, data, answer):
-        if any(ch not in "ab" for ch in bounded_text(answer)):
+        if any(ch not in "ab" for ch in check_length(answer)):
             return INVALID
         return float(answer == data["reference"])

@@ -1,8 +1,7 @@
 """MinPairSumMultiplicationPermutation: a permutation P minimizing (sum_i A[i][P[i]]) x (sum_i B[i][P[i]])."""
 
-from environments._heldout_util import INVALID, grid_text, is_permutation, minimization_reward
-from environments._optimb_util import min_cost_assignment
-from rlve_jax.env import Environment, parse_ints
+from environments._common import grid_text, is_permutation, min_cost_assignment, minimization_reward
+from rlve_jax.env import INVALID, Environment, parse_ints
 
 Point = tuple[int, int, tuple[int, ...]]  # (sum of A, sum of B, permutation)
 

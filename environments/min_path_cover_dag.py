@@ -2,7 +2,7 @@
 
 import networkx as nx
 
-from environments._graphb_util import graph_text
+from environments._graphs import structure_text
 from rlve_jax.env import Environment, parse_ints, parse_lines
 
 
@@ -62,7 +62,7 @@ class MinPathCover_DAG(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            graph_text("directed acyclic graph", n, data["edges"], weight="weight", directed=True, first=1) +
+            structure_text("directed acyclic graph", n, data["edges"], weight="weight", directed=True, first=1) +
             "Choose some paths in the graph, each starting at vertex 1 and following the edges (a path may end at "
             "any vertex), so that every edge belongs to at least one chosen path. The cost of a path is the sum "
             "of the weights of its edges; an edge used by several paths is paid for every time. Minimize the "

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from environments._heldout_util import minimization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, FormatError, grow, parse_ints
+from environments._common import minimization_reward, parse_pair
+from rlve_jax.env import Environment, grow_1p1
 
 
 def weighted_distance(points: list[list[int]], x: int, y: int) -> int:
@@ -25,7 +25,7 @@ class MinSumChebyshevDistance(Environment):
     name = "MinSumChebyshevDistance"
 
     def levels(self, difficulty):
-        return [{"N": grow(2, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -43,9 +43,7 @@ class MinSumChebyshevDistance(Environment):
         )
 
     def score(self, data, answer):
-        values = parse_ints(answer)
-        if len(values) != 2:
-            raise FormatError("expected two integers")
+        values = parse_pair(answer)
         return minimization_reward(data["optimum"], weighted_distance(data["points"], *values), beta=5)
 
     def perturb(self, problem, answer):

@@ -1,8 +1,8 @@
 """MinSumDistanceSquare: a half-integer X on a line minimizing the sum over groups of the squared distance
 from X to the group's nearest point; the answer is the integer 2X."""
 
-from environments._heldout_util import minimization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, grow, parse_int
+from environments._common import minimization_reward
+from rlve_jax.env import Environment, grow_1p1, parse_int
 
 
 def quadruple_cost(groups: list[list[int]], doubled_x: int) -> int:
@@ -14,7 +14,7 @@ class MinSumDistanceSquare(Environment):
     name = "MinSumDistanceSquare"
 
     def levels(self, difficulty):
-        return [{"M": grow(2, times_1_1_plus_1, difficulty)}]
+        return [{"M": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         m = params["M"]

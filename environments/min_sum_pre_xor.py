@@ -1,8 +1,8 @@
 """MinSumPreXor: fill the blanks (-1) of an array with non-negative integers so that the sum of its
 prefix XORs is minimal."""
 
-from environments._heldout_util import INVALID, minimization_reward
-from rlve_jax.env import Environment, parse_ints
+from environments._common import minimization_reward
+from rlve_jax.env import INVALID, Environment, parse_ints
 
 
 def prefix_xor_sum(values: list[int]) -> int:

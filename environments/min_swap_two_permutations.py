@@ -1,9 +1,8 @@
 """MinSwapTwoPermutations: swap A[i] and B[i] at as few indices as possible so that neither array has a
 repeated value."""
 
-from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
-from environments._optimb_util import drop_last_token
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import drop_last_tokens, minimization_reward
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints
 
 
 def fewest_swaps(a: list[int], b: list[int]) -> list[int]:
@@ -52,7 +51,7 @@ class MinSwapTwoPermutations(Environment):
     name = "MinSwapTwoPermutations"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -87,4 +86,4 @@ class MinSwapTwoPermutations(Environment):
         return minimization_reward(data["optimum"], len(indices), beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_token(answer)
+        return drop_last_tokens(answer)

@@ -1,15 +1,14 @@
 """MinXorPair: choose i < j minimising (A_i AND A_j) XOR (A_i OR A_j), which equals A_i XOR A_j."""
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._classical_util import INVALID, grow_11, parse_pair
+from environments._common import parse_pair
+from rlve_jax.env import INVALID, Environment, fraction_reward, grow_1p1
 
 
 class MinXorPair(Environment):
     name = "MinXorPair"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,8 +1,9 @@
 """Minesweeping: place mines consistent with the revealed numbers of a Minesweeper board."""
 
-from rlve_jax.env import Environment, fraction_reward
+from environments._common import parse_char_grid
+from environments._puzzles import grid_dims
+from rlve_jax.env import INVALID, Environment, fraction_reward
 
-from ._logic_util import INVALID, grid_dims, parse_char_grid
 
 REVEALED_FRACTIONS = [0.6, 0.7, 0.8, 0.9, 0.95]
 

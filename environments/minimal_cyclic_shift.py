@@ -1,8 +1,6 @@
 """MinimalCyclicShift: the lexicographically smallest rotation of a binary string."""
 
-from rlve_jax.env import Environment, FormatError, positional_match_reward
-
-from ._logic_util import bounded_text
+from rlve_jax.env import Environment, FormatError, check_length, positional_match_reward
 
 
 class MinimalCyclicShift(Environment):
@@ -26,6 +24,6 @@ class MinimalCyclicShift(Environment):
 
     def score(self, data, answer):
         gold = data["reference"]
-        if len(bounded_text(answer)) != len(gold) or any(ch not in "01" for ch in answer):
+        if len(check_length(answer)) != len(gold) or any(ch not in "01" for ch in answer):
             raise FormatError("expected a binary string of the same length")
         return positional_match_reward(answer, gold, beta=10)

@@ -1,7 +1,7 @@
 """MinimumChromaticNumber: a proper vertex coloring with the fewest colors."""
 
-from environments._grapha_util import (GraphColoringEnvironment, adjacency_masks, max_clique_size,
-                                       minimum_coloring)
+from environments._common import adjacency_masks
+from environments._graphs import GraphColoringEnvironment, max_clique_size, minimum_coloring
 
 
 class MinimumChromaticNumber(GraphColoringEnvironment):

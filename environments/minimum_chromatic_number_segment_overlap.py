@@ -1,7 +1,8 @@
 """MinimumChromaticNumber_SegmentOverlap: color segments so that overlapping ones differ, with the fewest colors."""
 
-from environments._grapha_util import grow_n, min_objective_reward, parse_colors, recolor_perturb
-from rlve_jax.env import Environment
+from environments._common import minimization_reward
+from environments._graphs import parse_colors, recolor_perturb
+from rlve_jax.env import Environment, grow_1p1
 
 
 def overlap(a: list[int], b: list[int]) -> bool:
@@ -22,7 +23,7 @@ class MinimumChromaticNumber_SegmentOverlap(Environment):
     name = "MinimumChromaticNumber_SegmentOverlap"
 
     def levels(self, difficulty):
-        return [{"N": grow_n(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -50,7 +51,7 @@ class MinimumChromaticNumber_SegmentOverlap(Environment):
         if colors is None or any(colors[i] == colors[j] and overlap(segments[i], segments[j])
                                  for i in range(len(segments)) for j in range(i)):
             return -0.5
-        return min_objective_reward(data["optimum"], len(set(colors)), beta=5)
+        return minimization_reward(data["optimum"], len(set(colors)), beta=5)
 
     def perturb(self, problem, answer):
         return recolor_perturb(answer)

@@ -2,8 +2,9 @@
 
 import networkx as nx
 
-from environments._grapha_util import graph_text, grow_n, min_objective_reward, pair_count, random_pairs
-from rlve_jax.env import Environment, FormatError, parse_ints
+from environments._common import minimization_reward
+from environments._graphs import graph_text, pair_count, random_pairs
+from rlve_jax.env import Environment, FormatError, grow_1p1, parse_ints
 
 DENSITIES = (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
 
@@ -12,7 +13,7 @@ class MinimumCost_MaximumFlow(Environment):
     name = "MinimumCost_MaximumFlow"
 
     def levels(self, difficulty):
-        return [{"N": grow_n(4, difficulty), "edge_density": rho} for rho in DENSITIES]
+        return [{"N": grow_1p1(4, difficulty), "edge_density": rho} for rho in DENSITIES]
 
     def sample(self, params, rng):
         """A planted path 0 -> ... -> N-1 guarantees a positive flow; no edge enters 0 or leaves N-1."""
@@ -22,7 +23,7 @@ class MinimumCost_MaximumFlow(Environment):
         planted = [[a, b] for a, b in zip(path, path[1:])]
         forbidden = planted + [[v, 0] for v in range(1, n)] + [[n - 1, v] for v in range(n - 1)]
         extra = max(0, int(params["edge_density"] * pair_count(n, directed=True)) - len(planted))
-        pairs = planted + random_pairs(rng, n, extra, directed=True, exclude=forbidden)
+        pairs = planted + random_pairs(n, extra, rng, directed=True, exclude=forbidden)
         rng.shuffle(pairs)
         edges = [[s, t, rng.randint(1, 10), rng.randint(1, 10)] for s, t in pairs]
         graph = nx.DiGraph()
@@ -66,5 +67,5 @@ class MinimumCost_MaximumFlow(Environment):
         reward = 0.5 * (value / data["max_flow"]) ** 5
         if value == data["max_flow"]:
             cost = sum(f * e[3] for f, e in zip(flows, edges))
-            reward += 0.5 * min_objective_reward(data["min_cost"], cost, beta=5)
+            reward += 0.5 * minimization_reward(data["min_cost"], cost, beta=5)
         return reward

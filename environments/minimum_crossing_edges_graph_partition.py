@@ -1,7 +1,7 @@
 """Minimum_CrossingEdges_GraphPartition: split the vertices into exactly K non-empty sets cutting the fewest edges."""
 
-from environments._grapha_util import (DENSITIES_002_095, adjacency_masks, density_levels, graph_text,
-                                       min_objective_reward, pair_count, random_pairs)
+from environments._common import adjacency_masks, minimization_reward
+from environments._graphs import DENSITIES_002_095, density_levels, graph_text, pair_count, random_pairs
 from rlve_jax.env import Environment, parse_ints
 
 
@@ -59,7 +59,7 @@ class Minimum_CrossingEdges_GraphPartition(Environment):
     def sample(self, params, rng):
         n = params["N"]
         k = rng.randint(2, n - 1)
-        edges = random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))
+        edges = random_pairs(n, int(params["edge_density"] * pair_count(n)), rng)
         labels = best_partition(n, edges, k)
         return {"N": n, "K": k, "edges": edges, "optimum": crossing_edges(edges, labels),
                 "reference": " ".join(map(str, labels))}
@@ -78,7 +78,7 @@ class Minimum_CrossingEdges_GraphPartition(Environment):
         labels = parse_ints(answer)
         if len(labels) != data["N"] or sorted(set(labels)) != list(range(data["K"])):
             return -0.5
-        return min_objective_reward(data["optimum"], crossing_edges(data["edges"], labels), beta=5)
+        return minimization_reward(data["optimum"], crossing_edges(data["edges"], labels), beta=5)
 
     def perturb(self, problem, answer):
         return " ".join("0" for _ in answer.split())  # one set only: the others are empty

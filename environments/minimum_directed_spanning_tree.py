@@ -2,27 +2,26 @@
 
 import networkx as nx
 
-from environments._grapha_util import (DENSITIES_01_09, WEIGHTED_ARCS, density_levels, drop_last_ints,
-                                       graph_text, grow_n, min_objective_reward, pair_count, parse_pairs,
-                                       random_pairs, random_tree)
-from rlve_jax.env import Environment
+from environments._common import drop_last_tokens, minimization_reward, parse_flat_pairs, random_tree
+from environments._graphs import DENSITIES_01_09, WEIGHTED_ARCS, density_levels, graph_text, pair_count, random_pairs
+from rlve_jax.env import Environment, grow_1p1
 
 
 class MinimumDirectedSpanningTree(Environment):
     name = "MinimumDirectedSpanningTree"
 
     def levels(self, difficulty):
-        n = grow_n(4, difficulty)
+        n = grow_1p1(4, difficulty)
         return density_levels(n, DENSITIES_01_09, min_edges=n, directed=True)
 
     def sample(self, params, rng):
         """A planted arborescence (a random tree oriented away from its first vertex) guarantees existence;
         edges into the root would never be usable, so none are drawn."""
         n = params["N"]
-        planted = random_tree(rng, n)
+        planted = random_tree(n, rng)
         root = planted[0][0]
         extra = int(params["edge_density"] * pair_count(n, directed=True)) - (n - 1)
-        pairs = planted + random_pairs(rng, n, extra, directed=True, exclude=planted + [[v, root] for v in range(n)])
+        pairs = planted + random_pairs(n, extra, rng, directed=True, exclude=planted + [[v, root] for v in range(n)])
         rng.shuffle(pairs)
         edges = [[s, t, rng.randint(1, len(pairs))] for s, t in pairs]
         graph = nx.DiGraph()
@@ -46,7 +45,7 @@ class MinimumDirectedSpanningTree(Environment):
 
     def score(self, data, answer):
         n, root = data["N"], data["root"]
-        chosen = parse_pairs(answer)
+        chosen = parse_flat_pairs(answer)
         weight = {(s, t): w for s, t, w in data["edges"]}
         if len(chosen) != n - 1 or any(e not in weight for e in chosen):
             return -0.5
@@ -61,7 +60,7 @@ class MinimumDirectedSpanningTree(Environment):
                     stack.append(t)
         if len(reached) != n:  # n-1 edges reaching all n vertices form an arborescence
             return -0.5
-        return min_objective_reward(data["optimum"], sum(weight[e] for e in chosen), beta=5)
+        return minimization_reward(data["optimum"], sum(weight[e] for e in chosen), beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_ints(answer, 2)
+        return drop_last_tokens(answer, 2)

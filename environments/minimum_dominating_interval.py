@@ -1,7 +1,7 @@
 """Minimum_DominatingInterval (held-out): choose K covered points paying for every interval that contains one."""
 
-from environments._heldout_util import INVALID, distinct_in_range, minimization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import distinct_in_range, minimization_reward
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints
 
 K_DENSITIES = (0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
 
@@ -41,7 +41,7 @@ class Minimum_DominatingInterval(Environment):
     name = "Minimum_DominatingInterval"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty), "K_density": k} for k in K_DENSITIES]
+        return [{"N": grow_1p1(3, difficulty), "K_density": k} for k in K_DENSITIES]
 
     def sample(self, params, rng):
         n = params["N"]

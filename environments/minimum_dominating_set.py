@@ -1,6 +1,7 @@
 """Minimum_DominatingSet: the cheapest vertex set such that every vertex is in it or adjacent to it."""
 
-from environments._grapha_util import CheapestVertexSetEnvironment, adjacency_masks
+from environments._common import adjacency_masks
+from environments._graphs import CheapestVertexSetEnvironment
 
 
 class Minimum_DominatingSet(CheapestVertexSetEnvironment):

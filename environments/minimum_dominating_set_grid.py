@@ -3,9 +3,8 @@ chosen orthogonal neighbour."""
 
 import numpy as np
 
-from environments._heldout_util import INVALID, grid_text, minimization_reward
-from environments._optimb_util import drop_last_line, parse_pairs
-from rlve_jax.env import Environment
+from environments._common import drop_last_line, grid_text, minimization_reward, parse_pair_lines
+from rlve_jax.env import INVALID, Environment
 
 UNDOMINATED, DOMINATED, CHOSEN = 0, 1, 2  # frontier statuses: one base-3 digit per column
 UNREACHABLE = 1 << 60
@@ -94,7 +93,7 @@ class Minimum_DominatingSet_Grid(Environment):
         )
 
     def score(self, data, answer):
-        cells = parse_pairs(answer)
+        cells = parse_pair_lines(answer)
         rows, columns = len(data["cost"]), len(data["cost"][0])
         chosen = {(i - 1, j - 1) for i, j in cells}
         if len(chosen) != len(cells) or any(not (0 <= i < rows and 0 <= j < columns) for i, j in chosen):

@@ -2,8 +2,8 @@
 
 import functools
 
-from environments._math_util import grow_by_half
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p5
 
 
 @functools.lru_cache(maxsize=None)
@@ -18,11 +18,11 @@ def fewest_terms(k: int) -> int:
     return 1 + min(fewest_terms(k - below), fewest_terms(above - k))
 
 
-class MinimumFibonacciRepresentation(Environment):
+class MinimumFibonacciRepresentation(ExactIntegerEnvironment):
     name = "MinimumFibonacciRepresentation"
 
     def levels(self, difficulty):
-        return [{"MAX_K": grow_by_half(15, difficulty)}]
+        return [{"MAX_K": grow_1p5(15, difficulty)}]
 
     def sample(self, params, rng):
         k = rng.randint(4, params["MAX_K"])
@@ -36,6 +36,3 @@ class MinimumFibonacciRepresentation(Environment):
             "For example, 10 = 13 - 3 uses 2 terms. What is the minimum number of terms?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

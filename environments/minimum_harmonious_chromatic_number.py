@@ -1,7 +1,7 @@
 """MinimumHarmoniousChromaticNumber: a proper coloring where each color pair appears on at most one edge."""
 
-from environments._grapha_util import (GraphColoringEnvironment, adjacency_masks, max_clique_size,
-                                       minimum_coloring)
+from environments._common import adjacency_masks
+from environments._graphs import GraphColoringEnvironment, max_clique_size, minimum_coloring
 
 
 def is_harmonious(edges: list[list[int]], colors: list[int]) -> bool:

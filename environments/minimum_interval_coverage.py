@@ -3,8 +3,8 @@ NEED[i] times, at minimum cost (the "volunteer recruitment" min-cost-flow proble
 
 import networkx as nx
 
-from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, FormatError, grow, parse_ints
+from environments._common import minimization_reward
+from rlve_jax.env import INVALID, Environment, FormatError, grow_1p1, parse_ints
 
 M_RATIO_TENTHS = (7, 9, *range(10, 41))  # M = floor(m * N) for m in {0.7, 0.9, 1.0, 1.1, ..., 4.0}
 
@@ -45,7 +45,7 @@ class MinimumIntervalCoverage(Environment):
     name = "MinimumIntervalCoverage"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty), "M_ratio": tenths / 10} for tenths in M_RATIO_TENTHS]
+        return [{"N": grow_1p1(3, difficulty), "M_ratio": tenths / 10} for tenths in M_RATIO_TENTHS]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -3,9 +3,9 @@
 
 from itertools import accumulate
 
-from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
-from environments._optimb_util import batch_sums, min_max_split
-from rlve_jax.env import Environment, grow, parse_ints, positional_match_reward
+from environments._common import minimization_reward
+from environments._segmentation import batch_sums, min_max_split
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints, positional_match_reward
 
 
 def smallest_end_values(values: list[int], weights: list[int], batches: int, limit: int) -> list[int]:
@@ -34,7 +34,7 @@ class Minimum_MaxAbsSlicer(Environment):
     name = "Minimum_MaxAbsSlicer"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

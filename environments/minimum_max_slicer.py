@@ -1,15 +1,15 @@
 """Minimum_MaxSlicer: split an array into M consecutive batches so that the largest batch sum is minimal."""
 
-from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
-from environments._optimb_util import batch_sums, ends_text, min_max_split, parse_batch_ends
-from rlve_jax.env import Environment, grow
+from environments._common import minimization_reward
+from environments._segmentation import batch_sums, ends_text, min_max_split, parse_batch_ends
+from rlve_jax.env import INVALID, Environment, grow_1p1
 
 
 class Minimum_MaxSlicer(Environment):
     name = "Minimum_MaxSlicer"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -2,9 +2,9 @@
 
 from fractions import Fraction
 
-from environments._grapha_util import (DisjointSets, RATIOS_1_3, WEIGHTED_EDGES, graph_text, grow_n,
-                                       random_pairs, ratio_levels)
-from rlve_jax.env import Environment, parse_ints
+from environments._common import DisjointSets
+from environments._graphs import RATIOS_1_3, WEIGHTED_EDGES, graph_text, random_pairs, ratio_levels
+from rlve_jax.env import Environment, grow_1p1, parse_ints
 
 
 def best_ratio_path(n: int, edges: list[list[int]]) -> list[int]:
@@ -53,7 +53,7 @@ class MinimumRatioPath(Environment):
     name = "MinimumRatioPath"
 
     def levels(self, difficulty):
-        return ratio_levels(grow_n(4, difficulty), RATIOS_1_3)
+        return ratio_levels(grow_1p1(4, difficulty), RATIOS_1_3)
 
     def sample(self, params, rng):
         """A planted path 0 -> (all other vertices in random order) -> N-1 keeps the ends connected."""
@@ -62,7 +62,7 @@ class MinimumRatioPath(Environment):
         rng.shuffle(middle)
         order = [0] + middle + [n - 1]
         planted = [[a, b] for a, b in zip(order, order[1:])]
-        pairs = planted + random_pairs(rng, n, int(params["edge_ratio"] * n) - len(planted), exclude=planted)
+        pairs = planted + random_pairs(n, int(params["edge_ratio"] * n) - len(planted), rng, exclude=planted)
         rng.shuffle(pairs)
         oriented = (p if rng.random() < 0.5 else p[::-1] for p in pairs)
         edges = [[u, v, rng.randint(1, 5 * len(pairs))] for u, v in oriented]

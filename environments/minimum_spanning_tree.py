@@ -1,29 +1,8 @@
 """MinimumSpanningTree (held-out): a minimum-weight spanning tree of a connected weighted graph."""
 
-from environments._heldout_util import INVALID, edge_lines, minimization_reward, random_tree, times_1_1_plus_1
-from rlve_jax.env import Environment, FormatError, grow, parse_ints
-
-DENSITIES = tuple(round(0.1 * i, 1) for i in range(1, 10))
-
-
-class DisjointSets:
-    def __init__(self, n: int):
-        self.parent = list(range(n))
-
-    def find(self, x: int) -> int:
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
-
-    def union(self, a: int, b: int) -> bool:
-        """Join the sets of a and b; False if they were already joined."""
-        ra, rb = self.find(a), self.find(b)
-        if ra == rb:
-            return False
-        self.parent[ra] = rb
-        return True
-
+from environments._common import DisjointSets, drop_last_tokens, edge_lines, minimization_reward, random_tree
+from environments._graphs import DENSITIES_01_09
+from rlve_jax.env import INVALID, Environment, FormatError, grow_1p1, parse_ints
 
 def kruskal(n: int, edges: list[list[int]]) -> list[list[int]]:
     sets = DisjointSets(n)
@@ -34,13 +13,13 @@ class MinimumSpanningTree(Environment):
     name = "MinimumSpanningTree"
 
     def levels(self, difficulty):
-        n = grow(4, times_1_1_plus_1, difficulty)
-        return [{"N": n, "edge_density": d} for d in DENSITIES if int(d * n * (n - 1) / 2) > n - 1]
+        n = grow_1p1(4, difficulty)
+        return [{"N": n, "edge_density": d} for d in DENSITIES_01_09 if int(d * n * (n - 1) / 2) > n - 1]
 
     def sample(self, params, rng):
         n = params["N"]
         m = int(params["edge_density"] * n * (n - 1) / 2)
-        pairs = {tuple(sorted(e)) for e in random_tree(n, rng)}
+        pairs = {tuple(sorted(e)) for e in random_tree(n, rng, "coin")}
         others = [(u, v) for u in range(n) for v in range(u + 1, n) if (u, v) not in pairs]
         pairs.update(rng.sample(others, m - len(pairs)))
         edges = [[u, v, rng.randint(1, m)] for u, v in sorted(pairs)]
@@ -51,7 +30,7 @@ class MinimumSpanningTree(Environment):
 
     def prompt(self, data):
         n = data["N"]
-        edges = edge_lines(data["edges"])
+        edges = edge_lines(data["edges"], "(no edges)")
         return (
             f"You are given a connected undirected graph with {n} vertices labeled 0 to {n - 1}. Each edge is "
             f"written as (u, v, w): it joins u and v and has weight w.\n{edges}\n\n"
@@ -78,4 +57,4 @@ class MinimumSpanningTree(Environment):
         return minimization_reward(data["optimum"], sum(weight_of[e] for e in chosen), beta=5)
 
     def perturb(self, problem, answer):
-        return " ".join(answer.split()[:-2])  # one edge short of a spanning tree
+        return drop_last_tokens(answer, 2)  # one edge short of a spanning tree

@@ -1,8 +1,8 @@
 """MinimumSpanningTreeCounting: the number of minimum spanning trees of a weighted graph, modulo MOD."""
 
-from environments._grapha_util import (DisjointSets, RATIOS_1_5, WEIGHTED_EDGES, graph_text, grow_n,
-                                       random_connected_graph, ratio_levels)
-from rlve_jax.env import Environment, parse_int
+from environments._common import DisjointSets
+from environments._graphs import RATIOS_1_5, WEIGHTED_EDGES, graph_text, random_connected_graph, ratio_levels
+from rlve_jax.env import Environment, grow_1p1, parse_int
 
 
 def determinant(matrix: list[list[int]]) -> int:
@@ -57,12 +57,12 @@ class MinimumSpanningTreeCounting(Environment):
     name = "MinimumSpanningTreeCounting"
 
     def levels(self, difficulty):
-        return ratio_levels(grow_n(4, difficulty), RATIOS_1_5)
+        return ratio_levels(grow_1p1(4, difficulty), RATIOS_1_5)
 
     def sample(self, params, rng):
         """Few distinct weights (about #edges/10) create ties, hence many minimum spanning trees."""
         n = params["N"]
-        pairs = random_connected_graph(rng, n, int(params["edge_ratio"] * n))
+        pairs = random_connected_graph(n, int(params["edge_ratio"] * n), rng)
         edges = [[u, v, rng.randint(1, max(1, len(pairs) // 10))] for u, v in pairs]
         mod = rng.randint(2, 10 ** 4)
         return {"N": n, "edges": edges, "MOD": mod, "reference": str(count_minimum_spanning_trees(n, edges) % mod)}

@@ -1,8 +1,8 @@
 """MinimumSteinerTree: a minimum-weight connected set of edges joining K terminal vertices."""
 
-from environments._graphb_util import (DENSITIES_01_10, graph_text, parse_pairs, undirected_density_levels,
-                                       weighted_density_graph)
-from rlve_jax.env import Environment, parse_ints
+from environments._common import drop_last_tokens, parse_flat_pairs
+from environments._graphs import DENSITIES_01_10, density_levels, structure_text, weighted_density_graph
+from rlve_jax.env import Environment
 
 
 def kruskal(vertices: int, sorted_edges: list[list[int]]) -> tuple[int, list[list[int]]] | None:
@@ -47,7 +47,7 @@ class MinimumSteinerTree(Environment):
 
     def levels(self, difficulty):
         n = 4 + difficulty
-        return undirected_density_levels(n, DENSITIES_01_10, min_edges=n)  # more than N-1 edges
+        return density_levels(n, DENSITIES_01_10, min_edges=n)  # more than N-1 edges
 
     def sample(self, params, rng):
         n = params["N"]
@@ -60,7 +60,7 @@ class MinimumSteinerTree(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            graph_text("undirected graph", n, data["edges"], weight="weight") +
+            structure_text("undirected graph", n, data["edges"], weight="weight") +
             f"Select a set of edges that connects all of the following terminal vertices: "
             f"{' '.join(map(str, data['terminals']))}. The selected edges must form a single connected subgraph "
             "that contains every terminal (other vertices may be used too). Minimize the total weight of the "
@@ -70,7 +70,7 @@ class MinimumSteinerTree(Environment):
         )
 
     def score(self, data, answer):
-        pairs = parse_pairs(parse_ints(answer))
+        pairs = parse_flat_pairs(answer)
         weight = {(min(u, v), max(u, v)): w for u, v, w in data["edges"]}
         chosen = {(min(u, v), max(u, v)) for u, v in pairs}
         if any(edge not in weight for edge in chosen):
@@ -82,7 +82,7 @@ class MinimumSteinerTree(Environment):
 
     def perturb(self, problem, answer):
         """Drop the last edge: a tree without an edge is disconnected or misses a terminal leaf."""
-        return " ".join(answer.split()[:-2])
+        return drop_last_tokens(answer, 2)
 
 
 def is_connected(vertices: list[int], edges: set[tuple[int, int]]) -> bool:

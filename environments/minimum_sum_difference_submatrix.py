@@ -5,8 +5,8 @@ from itertools import combinations
 
 import numpy as np
 
-from environments._heldout_util import INVALID, grid_text, minimization_reward
-from rlve_jax.env import Environment, FormatError, parse_ints, parse_lines
+from environments._common import grid_text, minimization_reward
+from rlve_jax.env import INVALID, Environment, FormatError, parse_ints, parse_lines
 
 
 def roughness(matrix: list[list[int]], rows: list[int], columns: list[int]) -> int:

@@ -3,9 +3,8 @@ so that the sum of C[u] x (distance from u to its nearest selected ancestor) is 
 
 from functools import cache
 
-from environments._heldout_util import INVALID, distinct_in_range, minimization_reward, times_1_1_plus_1
-from environments._optimb_util import drop_last_token
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import distinct_in_range, drop_last_tokens, minimization_reward
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints
 
 Plan = tuple[int, tuple[int, ...]]  # (cost, selected vertices)
 
@@ -70,7 +69,7 @@ class MinimumTreeWeightedDominatingAncestor(Environment):
     name = "MinimumTreeWeightedDominatingAncestor"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -109,4 +108,4 @@ class MinimumTreeWeightedDominatingAncestor(Environment):
         return minimization_reward(data["optimum"], cost, beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_token(answer)
+        return drop_last_tokens(answer)

@@ -1,9 +1,8 @@
 """MinimumUnconflictedGridKMax: pick one entry per row, all in distinct columns, so that the K-th largest
 picked value is as small as possible."""
 
-from environments._heldout_util import INVALID, grid_text, distinct_in_range, minimization_reward, times_1_1_plus_1
-from environments._optimb_util import FlowNetwork, drop_last_token
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import FlowNetwork, distinct_in_range, drop_last_tokens, grid_text, minimization_reward
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints
 
 
 def kth_largest(values: list[int], k: int) -> int:
@@ -47,7 +46,7 @@ class MinimumUnconflictedGridKMax(Environment):
     name = "MinimumUnconflictedGridKMax"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"MAX_N_M": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         top = params["MAX_N_M"]
@@ -79,4 +78,4 @@ class MinimumUnconflictedGridKMax(Environment):
         return minimization_reward(data["optimum"], value, beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_token(answer)
+        return drop_last_tokens(answer)

@@ -1,6 +1,6 @@
 """Minimum_VertexCover: the cheapest vertex set touching every edge."""
 
-from environments._grapha_util import CheapestVertexSetEnvironment
+from environments._graphs import CheapestVertexSetEnvironment
 
 
 class Minimum_VertexCover(CheapestVertexSetEnvironment):

@@ -1,8 +1,8 @@
 """MinimumWeightedSpanningTree: a spanning tree and a root minimizing the sum of edge weight times depth."""
 
-from environments._combob_util import rooted_order
-from environments._graphb_util import (DENSITIES_01_10, INF, graph_text, is_spanning_tree, neighbours,
-                                       undirected_density_levels, weighted_density_graph)
+from environments._common import INF, adjacency, bfs_order
+from environments._graphs import (DENSITIES_01_10, density_levels, is_spanning_tree, structure_text,
+                                  weighted_density_graph)
 from rlve_jax.env import Environment, FormatError, parse_ints
 
 
@@ -72,7 +72,7 @@ def pareto(by_depth: dict[int, float]) -> list[tuple[int, float]]:
 def depth_weighted_cost(n: int, edges: list[list[int]], root: int, tree: list[list[int]]) -> int:
     """Sum over tree edges of weight times the depth of the endpoint farther from the root."""
     weight = {(min(u, v), max(u, v)): w for u, v, w in edges}
-    parent, order = rooted_order(neighbours(n, tree), root)
+    parent, order = bfs_order(adjacency(n, tree), root)
     depth = [0] * n
     total = 0
     for v in order[1:]:
@@ -86,7 +86,7 @@ class MinimumWeightedSpanningTree(Environment):
 
     def levels(self, difficulty):
         n = 3 + difficulty
-        return undirected_density_levels(n, DENSITIES_01_10, min_edges=n)  # more than N-1 edges
+        return density_levels(n, DENSITIES_01_10, min_edges=n)  # more than N-1 edges
 
     def sample(self, params, rng):
         n = params["N"]
@@ -98,7 +98,7 @@ class MinimumWeightedSpanningTree(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            graph_text("undirected graph", n, data["edges"], weight="weight") +
+            structure_text("undirected graph", n, data["edges"], weight="weight") +
             f"Choose a spanning tree of the graph (exactly {n - 1} of the edges above, connecting all vertices) and "
             "a root vertex. The depth of a vertex is the number of edges on its tree path to the root (the root "
             "has depth 0). The cost of an edge (u, v, w) of the tree is w times the depth of whichever of u and v "

@@ -3,9 +3,8 @@
 from collections import Counter
 from math import lcm
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grow_11
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def branching_products(parents: list[int]) -> list[int]:
@@ -23,11 +22,11 @@ def min_changes(parents: list[int], values: list[int]) -> int:
     return len(values) - max(implied_roots.values())
 
 
-class MitterTransportation(Environment):
+class MitterTransportation(ExactIntegerEnvironment):
     name = "MitterTransportation"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -53,6 +52,3 @@ class MitterTransportation(Environment):
             "the tree balanced?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))

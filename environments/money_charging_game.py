@@ -1,7 +1,7 @@
 """MoneyChargingGame: probability that first draw times follow tree-shaped precedence constraints."""
 
-from environments._combob_util import ModCountingEnvironment, adjacency, random_tree_edges, rooted_order
-from rlve_jax.env import grow
+from environments._common import ModCountingEnvironment, adjacency, bfs_order, random_tree
+from rlve_jax.env import grow_1p1
 
 MOD = 998244353
 
@@ -17,7 +17,7 @@ def precedence_probability(weights: list[list[int]], edges: list[list[int]]) -> 
     n = len(weights)
     neighbours = adjacency(n, edges)
     before = {(u, v) for u, v in edges}
-    parent, order = rooted_order(neighbours, 0)
+    parent, order = bfs_order(neighbours, 0)
     dp: list[dict[int, int]] = [{} for _ in range(n)]
     for u in reversed(order):
         inverse_total = pow(sum(weights[u]), MOD - 2, MOD)
@@ -43,12 +43,12 @@ class MoneyChargingGame(ModCountingEnvironment):
     name = "MoneyChargingGame"
 
     def levels(self, difficulty):
-        return [{"N": grow(2, lambda n: int(1.1 * n + 1), difficulty)}]
+        return [{"N": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
         weights = [[rng.randint(1, n) for _ in range(3)] for _ in range(n)]
-        edges = random_tree_edges(n, rng)  # each [u, v] is already randomly oriented: T_u < T_v
+        edges = random_tree(n, rng, "shuffle")  # each [u, v] is already randomly oriented: T_u < T_v
         return {"N": n, "weights": weights, "edges": edges, "mod": MOD,
                 "gold": precedence_probability(weights, edges)}
 

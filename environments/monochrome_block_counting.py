@@ -1,6 +1,6 @@
 """MonochromeBlockCounting: colourings of the tallest one-colour-per-layer tower from A black and B white blocks."""
 
-from environments._combob_util import CountingEnvironment
+from environments._common import CountingEnvironment
 from rlve_jax.env import grow
 
 
@@ -20,7 +20,7 @@ def tallest_tower_colourings(a: int, b: int) -> int:
 
 class MonochromeBlockCounting(CountingEnvironment):
     name = "MonochromeBlockCounting"
-    zero_answer_is_format_error = True
+    positive_only = True
 
     def levels(self, difficulty):
         return [{"MAX_A_B": grow(5, lambda x: int(1.5 * x + 1), difficulty)}]

@@ -1,8 +1,7 @@
 """MonotonicStack: sum over i of how far to the right A[i] stays strictly above every element it sees."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grow_11
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def visible_total(values: list[int]) -> int:
@@ -16,11 +15,11 @@ def visible_total(values: list[int]) -> int:
     return total
 
 
-class MonotonicStack(Environment):
+class MonotonicStack(ExactIntegerEnvironment):
     name = "MonotonicStack"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(4, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         values = [rng.randint(1, params["N"]) for _ in range(params["N"])]
@@ -34,6 +33,3 @@ class MonotonicStack(Environment):
             f"is strictly less than A[i]. Compute C[1] + C[2] + ... + C[{n}].\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))

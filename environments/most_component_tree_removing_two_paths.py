@@ -1,18 +1,18 @@
 """MostComponentTreeRemovingTwoPaths (held-out): delete two edge-disjoint paths from a tree, maximize components."""
 
-from environments._heldout_util import adjacency, bfs_tree, edge_lines, random_tree, score_exact, times_1_1_plus_1
-from rlve_jax.env import Environment, grow
+from environments._common import ExactIntegerEnvironment, adjacency, bfs_order, edge_lines, random_tree
+from rlve_jax.env import grow_1p1
 
 
 def most_components(n: int, edges: list[list[int]]) -> int:
     """Exhaustive over pairs of paths (a path may be a single vertex): components = vertices - edges left."""
-    neighbours = adjacency(n, edges)
+    neighbours = adjacency(n, edges, sort=True)
     edge_index = {}
     for i, (u, v) in enumerate(edges):
         edge_index[u, v] = edge_index[v, u] = i
     paths = []  # (vertex mask, edge mask) for every path u..v, u <= v
     for start in range(n):
-        parent, order = bfs_tree(neighbours, start)
+        parent, order = bfs_order(neighbours, start)
         masks = {start: (1 << start, 0)}
         for u in order[1:]:
             vertex_mask, edge_mask = masks[parent[u]]
@@ -30,20 +30,20 @@ def most_components(n: int, edges: list[list[int]]) -> int:
     return best
 
 
-class MostComponentTreeRemovingTwoPaths(Environment):
+class MostComponentTreeRemovingTwoPaths(ExactIntegerEnvironment):
     name = "MostComponentTreeRemovingTwoPaths"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_tree(n, rng)
+        edges = random_tree(n, rng, "coin")
         return {"N": n, "edges": edges, "reference": str(most_components(n, edges))}
 
     def prompt(self, data):
         n = data["N"]
-        edges = edge_lines(data["edges"])
+        edges = edge_lines(data["edges"], "(no edges)")
         return (
             f"You are given a tree with {n} vertices labeled 0 to {n - 1} and these edges:\n{edges}\n\n"
             "Choose two paths in the tree that share no edge (they may share vertices; a path may consist of a "
@@ -51,6 +51,3 @@ class MostComponentTreeRemovingTwoPaths(Environment):
             "vertices. What is the maximum possible number of connected components among the remaining vertices?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

@@ -4,7 +4,8 @@ vertices can have."""
 import functools
 import math
 
-from environments._graphb_util import ExactIntegerEnvironment, grow_n
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 @functools.cache
@@ -54,7 +55,7 @@ class MostNumEdge_NonSelfIsomorphism(ExactIntegerEnvironment):
     name = "MostNumEdge_NonSelfIsomorphism"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_n(10, difficulty)}]
+        return [{"MAX_N": grow_1p1(10, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(6, params["MAX_N"])

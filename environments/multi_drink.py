@@ -1,6 +1,6 @@
 """MultiDrink: order the vertices of a tree so that consecutive vertices are at distance at most 2."""
 
-from environments._graphb_util import all_pairs_distances, graph_text
+from environments._graphs import all_pairs_distances, structure_text
 from rlve_jax.env import Environment, fraction_reward, parse_ints
 
 
@@ -26,7 +26,7 @@ class MultiDrink(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            graph_text("tree", n, data["edges"]) +
+            structure_text("tree", n, data["edges"]) +
             f"Arrange all {n} vertices in a sequence (each vertex exactly once) so that every two consecutive "
             "vertices in the sequence are at distance at most 2 in the tree (joined by an edge, or both adjacent "
             "to a common vertex).\n\n"

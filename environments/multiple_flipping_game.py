@@ -3,7 +3,8 @@
 from functools import reduce
 from operator import xor
 
-from ._classical_util import TwoWordAnswer, grow_11
+from environments._common import TwoWordAnswer
+from rlve_jax.env import grow_1p1
 
 
 def single_cell_grundy(n: int) -> list[int]:
@@ -28,7 +29,7 @@ class MultipleFlippingGame(TwoWordAnswer):
     words = ("Yes", "No")
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -3,8 +3,7 @@ budget. Maximize the revenue (POI 2015 "Myjnie")."""
 
 from bisect import bisect_left
 
-from environments._heldout_util import maximization_reward
-from environments._optimb_util import drop_last_token
+from environments._common import drop_last_tokens, maximization_reward
 from rlve_jax.env import Environment, parse_ints
 
 
@@ -89,4 +88,4 @@ class MYJ(Environment):
         return maximization_reward(revenue(prices, data["customers"]), data["optimum"], beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_token(answer)
+        return drop_last_tokens(answer)

@@ -1,7 +1,7 @@
 """NANDResultCounting: how many values in [L, R] can be built from given K-bit numbers with NAND."""
 
-from environments._combob_util import CountingEnvironment
-from rlve_jax.env import grow
+from environments._common import CountingEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def bit_classes(numbers: list[int], k: int) -> list[int]:
@@ -36,7 +36,7 @@ class NANDResultCounting(CountingEnvironment):
     name = "NANDResultCounting"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda n: int(1.1 * n + 1), difficulty), "K": 2 + difficulty}]
+        return [{"N": grow_1p1(3, difficulty), "K": 2 + difficulty}]
 
     def sample(self, params, rng):
         n, k = params["N"], params["K"]

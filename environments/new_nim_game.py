@@ -1,8 +1,7 @@
 """NewNimGame: remove whole heaps (least total) so the rest are XOR-independent and Nim is then won."""
 
-from rlve_jax.env import Environment, fraction_reward, parse_ints
+from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints
 
-from ._classical_util import INVALID
 
 UNSUCCESSFUL = -0.2  # a legal removal that leaves a dependent (losable) set of heaps
 

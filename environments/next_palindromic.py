@@ -1,7 +1,7 @@
 """NextPalindromic (held-out): the smallest palindrome strictly greater than N."""
 
-from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, grow, parse_int
+from environments._common import minimization_reward
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_int
 
 
 def next_palindrome(n: int) -> int:
@@ -22,7 +22,7 @@ class NextPalindromic(Environment):
     name = "NextPalindromic"
 
     def levels(self, difficulty):
-        return [{"digit_num": grow(2, times_1_1_plus_1, difficulty)}]
+        return [{"digit_num": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(1, 10 ** params["digit_num"] - 1)

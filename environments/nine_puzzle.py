@@ -1,8 +1,8 @@
 """NinePuzzle: reach a target grid with bounded cyclic shifts of rows and columns."""
 
-from rlve_jax.env import FormatError, parse_int, parse_lines
-
-from ._classical_util import INVALID, ScrambledGridPuzzle, grid_match_reward, grid_text
+from environments._common import grid_text
+from environments._puzzles import ScrambledGridPuzzle, grid_match_reward
+from rlve_jax.env import INVALID, FormatError, parse_int, parse_lines
 
 
 def shift(grid: list[list[int]], move: list) -> None:

@@ -2,8 +2,8 @@
 
 from math import factorial, perm
 
-from environments._combob_util import CountingEnvironment
-from rlve_jax.env import grow
+from environments._common import CountingEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def line_ups(boys: int, girls: int) -> int:
@@ -18,7 +18,7 @@ class NoAdjacentGirlCounting(CountingEnvironment):
     name = "NoAdjacentGirlCounting"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(2, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N_M": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(1, params["MAX_N_M"]), rng.randint(1, params["MAX_N_M"])

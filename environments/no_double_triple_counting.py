@@ -1,7 +1,7 @@
 """NoDoubleTripleCounting: subsets of {1..N} with no pair (x, 2x) and no pair (x, 3x)."""
 
-from environments._combob_util import CountingEnvironment
-from rlve_jax.env import grow
+from environments._common import CountingEnvironment
+from rlve_jax.env import grow_1p5
 
 
 def free_subsets(n: int) -> int:
@@ -29,10 +29,10 @@ def free_subsets(n: int) -> int:
 
 class NoDoubleTripleCounting(CountingEnvironment):
     name = "NoDoubleTripleCounting"
-    zero_answer_is_format_error = True
+    positive_only = True
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow(10, lambda x: int(1.5 * x), difficulty)}]
+        return [{"MAX_N": grow_1p5(10, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(3, params["MAX_N"])

@@ -1,7 +1,7 @@
 """NotContainingStringCounting: binary strings of length N that avoid a given pattern, modulo MOD."""
 
-from environments._combob_util import ModCountingEnvironment
-from rlve_jax.env import grow
+from environments._common import ModCountingEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def avoiding_strings(n: int, pattern: str, mod: int) -> int:
@@ -34,7 +34,7 @@ class NotContainingStringCounting(ModCountingEnvironment):
     name = "NotContainingStringCounting"
 
     def levels(self, difficulty):
-        return [{"MAX_N": 8 * 2 ** difficulty, "MAX_M": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N": 8 * 2 ** difficulty, "MAX_M": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(3, params["MAX_N"])

@@ -1,7 +1,7 @@
 """NumberPartitionCounting: partitions of N into exactly K positive parts."""
 
-from environments._combob_util import CountingEnvironment
-from rlve_jax.env import grow
+from environments._common import CountingEnvironment
+from rlve_jax.env import grow_1p5
 
 
 def partitions_into_parts(n: int, k: int) -> int:
@@ -16,10 +16,10 @@ def partitions_into_parts(n: int, k: int) -> int:
 
 class NumberPartitionCounting(CountingEnvironment):
     name = "NumberPartitionCounting"
-    zero_answer_is_format_error = True
+    positive_only = True
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow(10, lambda x: int(1.5 * x), difficulty)}]
+        return [{"MAX_N": grow_1p5(10, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(1, params["MAX_N"])

@@ -2,10 +2,11 @@
 
 import random
 
-from rlve_jax.env import Environment
+from environments._common import grid_text
+from environments._puzzles import (SPARSITIES, blank_cells, completed_permutation, grid_dims, int_grid_format,
+                                   neighbours4)
+from rlve_jax.env import INVALID, Environment
 
-from ._logic_util import (INVALID, SPARSITIES, blank_cells, completed_permutation, grid_dims, int_grid_format,
-                          int_grid_text, neighbours4)
 
 BLANK = -1
 
@@ -38,13 +39,13 @@ class Numbrix(Environment):
         puzzle = [row[:] for row in solution]
         for r, c in blank_cells(rng, rows, cols, params["sparsity"]):
             puzzle[r][c] = BLANK
-        return {"puzzle": puzzle, "reference": int_grid_text(solution)}
+        return {"puzzle": puzzle, "reference": grid_text(solution)}
 
     def prompt(self, data):
         puzzle = data["puzzle"]
         rows, cols = len(puzzle), len(puzzle[0])
         return (
-            f"You are given a {rows} x {cols} grid; {BLANK} marks an empty cell:\n{int_grid_text(puzzle)}\n\n"
+            f"You are given a {rows} x {cols} grid; {BLANK} marks an empty cell:\n{grid_text(puzzle)}\n\n"
             f"Fill the empty cells so that every integer from 0 to {rows * cols - 1} appears exactly once and, for "
             "every k, the cells holding k and k+1 are orthogonally adjacent (share a side). Keep the given "
             "numbers.\n\n"

@@ -1,15 +1,13 @@
 """OddVisitation: a walk in a connected graph that visits every vertex an odd number of times."""
 
-from environments._graphb_util import extra_pairs, graph_text, grow_n, neighbours, prufer_tree
-from rlve_jax.env import Environment, parse_ints
-
-RATIOS = tuple(round(1.0 + 0.1 * i, 1) for i in range(11))  # 1.0, 1.1, ..., 2.0
-
+from environments._common import adjacency, prufer_tree
+from environments._graphs import RATIOS_1_2, random_pairs, ratio_levels, structure_text
+from rlve_jax.env import Environment, grow_1p1, parse_ints
 
 def odd_walk(n: int, tree: list[list[int]]) -> list[int]:
     """Depth-first walk over a spanning tree that re-enters a child (and comes back) whenever the child's
     visit count is even; at the end the root's surplus visit, if any, is the walk's last vertex, dropped."""
-    adjacent = neighbours(n, tree)
+    adjacent = adjacency(n, tree)
     walk, odd = [0], [False] * n
     odd[0] = True
     stack = [(0, -1, iter(adjacent[0]))]
@@ -38,20 +36,20 @@ class OddVisitation(Environment):
     name = "OddVisitation"
 
     def levels(self, difficulty):
-        n = grow_n(3, difficulty)
-        return [{"N": n, "edge_ratio": r} for r in RATIOS if int(r * n) <= n * (n - 1) // 2]
+        n = grow_1p1(3, difficulty)
+        return ratio_levels(n, RATIOS_1_2)
 
     def sample(self, params, rng):
         n = params["N"]
         tree = prufer_tree(n, rng)
-        edges = tree + extra_pairs(n, tree, int(params["edge_ratio"] * n) - len(tree), rng)
+        edges = tree + random_pairs(n, int(params["edge_ratio"] * n) - len(tree), rng, exclude=tree, flip=True)
         rng.shuffle(edges)
         return {"N": n, "edges": edges, "reference": " ".join(map(str, odd_walk(n, tree)))}
 
     def prompt(self, data):
         n = data["N"]
         return (
-            graph_text("connected undirected graph", n, data["edges"]) +
+            structure_text("connected undirected graph", n, data["edges"]) +
             "Find a walk v1, v2, ..., vk in this graph (every two consecutive vertices must be joined by an edge; "
             "vertices and edges may repeat; the walk may start and end anywhere) in which every vertex of the "
             "graph appears an odd number of times.\n\n"

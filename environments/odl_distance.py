@@ -2,7 +2,7 @@
 
 import math
 
-from environments._math_util import factorize
+from environments._numbers import factorize
 from rlve_jax.env import Environment, parse_ints, positional_match_reward
 
 

@@ -1,7 +1,7 @@
 """PairMoreOneCounting: pairs (S, T) of binary strings, |S| = M + delta, |T| = M, where S has more ones."""
 
-from environments._combob_util import ModCountingEnvironment
-from rlve_jax.env import grow
+from environments._common import ModCountingEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def strip_factor(x: int, p: int) -> tuple[int, int]:
@@ -36,7 +36,7 @@ class PairMoreOneCounting(ModCountingEnvironment):
     name = "PairMoreOneCounting"
 
     def levels(self, difficulty):
-        return [{"MAX_M": 10 * 2 ** difficulty, "MAX_delta": grow(5, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_M": 10 * 2 ** difficulty, "MAX_delta": grow_1p1(5, difficulty)}]
 
     def sample(self, params, rng):
         m, delta, k = rng.randint(1, params["MAX_M"]), rng.randint(0, params["MAX_delta"]), rng.randint(1, 5)

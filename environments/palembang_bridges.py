@@ -3,7 +3,7 @@
 
 from itertools import combinations_with_replacement
 
-from environments._heldout_util import minimization_reward
+from environments._common import minimization_reward
 from rlve_jax.env import Environment, parse_ints
 
 

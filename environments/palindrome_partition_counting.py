@@ -1,7 +1,7 @@
 """PalindromePartitionCounting (held-out): ways to cut a binary string into palindromic pieces."""
 
-from environments._heldout_util import perturb_count, score_positive_count, times_1_1_plus_1
-from rlve_jax.env import Environment, grow
+from environments._common import perturb_count
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 ZERO_PROBABILITIES = tuple(round(0.1 * i, 1) for i in range(1, 10))
 
@@ -26,7 +26,7 @@ class PalindromePartitionCounting(Environment):
     perturb = perturb_count
 
     def levels(self, difficulty):
-        return [{"N": grow(5, times_1_1_plus_1, difficulty), "zero_probability": p} for p in ZERO_PROBABILITIES]
+        return [{"N": grow_1p1(5, difficulty), "zero_probability": p} for p in ZERO_PROBABILITIES]
 
     def sample(self, params, rng):
         s = "".join("0" if rng.random() < params["zero_probability"] else "1" for _ in range(params["N"]))
@@ -41,4 +41,4 @@ class PalindromePartitionCounting(Environment):
         )
 
     def score(self, data, answer):
-        return score_positive_count(answer, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]), beta=10, positive=True)

@@ -1,7 +1,6 @@
 """PalindromicSubstringNumberCounting: integers in [L, R] whose decimal string has a palindromic substring of length > 1."""
 
-from environments._math_util import count_score, grow_by_half
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 def has_palindrome(x: int) -> bool:
@@ -14,7 +13,7 @@ class PalindromicSubstringNumberCounting(Environment):
     name = "PalindromicSubstringNumberCounting"
 
     def levels(self, difficulty):
-        return [{"MAX_R": grow_by_half(20, difficulty)}]
+        return [{"MAX_R": grow_1p5(20, difficulty)}]
 
     def sample(self, params, rng):
         right = rng.randint(20, params["MAX_R"])
@@ -30,4 +29,4 @@ class PalindromicSubstringNumberCounting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]))
+        return score_count(answer, int(data["reference"]))

@@ -2,8 +2,8 @@
 
 import math
 
-from environments._math_util import grow_by_half, parse_pair
-from rlve_jax.env import Environment
+from environments._common import parse_pair
+from rlve_jax.env import Environment, grow_1p5
 
 
 def has_multiple(low: int, high: int, g: int) -> bool:
@@ -14,7 +14,7 @@ class PanSolarPanels(Environment):
     name = "PanSolarPanels"
 
     def levels(self, difficulty):
-        return [{"MAX_A_B_C_D": grow_by_half(10, difficulty)}]
+        return [{"MAX_A_B_C_D": grow_1p5(10, difficulty)}]
 
     def sample(self, params, rng):
         limit = params["MAX_A_B_C_D"]

@@ -3,7 +3,7 @@ immediately walk back along the edge just used, modulo 10000."""
 
 import numpy as np
 
-from rlve_jax.env import Environment, grow, parse_int
+from rlve_jax.env import Environment, grow_1p1, parse_int
 
 MOD = 10000
 
@@ -31,7 +31,7 @@ class Path_NoGoingBack_Counting(Environment):
     name = "Path_NoGoingBack_Counting"
 
     def levels(self, difficulty):
-        return [{"MAX_M": grow(10, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_M": grow_1p1(10, difficulty)}]
 
     def sample(self, params, rng):
         m = rng.randint(3, params["MAX_M"])

@@ -1,13 +1,12 @@
 """Patrol (APIO 2010): add K new roads to a tree so the shortest patrol covering all roads is shortest."""
 
-from environments._combob_util import rooted_order
-from environments._graphb_util import (ExactIntegerEnvironment, bfs_distances, edge_lines, grow_n, neighbours,
-                                       prufer_tree)
+from environments._common import ExactIntegerEnvironment, adjacency, bfs_distances, bfs_order, edge_lines, prufer_tree
+from rlve_jax.env import grow_1p1
 
 
 def max_path_sum(adjacent: list[list[int]], weight: dict[tuple[int, int], int]) -> int:
     """Heaviest path (possibly a single vertex, weight 0) in a tree with edge weights."""
-    parent, order = rooted_order(adjacent, 0)
+    parent, order = bfs_order(adjacent, 0)
     down = [0] * len(adjacent)  # heaviest downward path from each vertex
     best = 0
     for v in reversed(order):
@@ -23,14 +22,14 @@ def max_path_sum(adjacent: list[list[int]], weight: dict[tuple[int, int], int]) 
 def shortest_patrol(n: int, edges: list[list[int]], k: int) -> int:
     """Each new road (length 1, traversed once) spares the tree path it spans a second traversal. The first
     road spans a diameter; for the second, edges already spared count -1, since sparing one twice undoes it."""
-    adjacent = neighbours(n, edges)
+    adjacent = adjacency(n, edges)
     far = max(range(n), key=lambda v: (bfs_distances(adjacent, 0)[v], -v))
     dist = bfs_distances(adjacent, far)
     other = max(range(n), key=lambda v: (dist[v], -v))
     diameter = int(dist[other])
     total = 2 * (n - 1) - diameter + 1
     if k == 2:
-        parent, _ = rooted_order(adjacent, far)
+        parent, _ = bfs_order(adjacent, far)
         weight = {(min(u, v), max(u, v)): 1 for u, v in edges}
         v = other
         while v != far:
@@ -44,7 +43,7 @@ class Patrol(ExactIntegerEnvironment):
     name = "Patrol"
 
     def levels(self, difficulty):
-        return [{"N": grow_n(4, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

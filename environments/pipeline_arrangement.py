@@ -1,7 +1,7 @@
 """PipelineArrangement (held-out): two-machine flow shop; order the jobs to minimize the makespan."""
 
-from environments._heldout_util import INVALID, is_permutation, minimization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import is_permutation, minimization_reward
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints
 
 
 def makespan(order: list[int], first: list[int], second: list[int]) -> int:
@@ -24,7 +24,7 @@ class PipelineArrangement(Environment):
     name = "PipelineArrangement"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,17 +1,17 @@
 """POLPolarization (POI 2011): orient the edges of a tree to maximize the number of reachable ordered pairs."""
 
-from environments._combob_util import rooted_order
-from environments._graphb_util import ExactIntegerEnvironment, graph_text, neighbours, prufer_tree
+from environments._common import ExactIntegerEnvironment, adjacency, bfs_order, prufer_tree
+from environments._graphs import structure_text
 
 
 def max_reachable_pairs(n: int, edges: list[list[int]]) -> int:
     """An optimal orientation makes some vertex c a hub: every branch at c points entirely towards c or
     entirely away from it. Then the pairs are sum of depths below c (ancestor-descendant pairs, c included)
     plus A * B for the branch sizes split into inward A and outward B (a subset sum). Maximize over c."""
-    adjacent = neighbours(n, edges)
+    adjacent = adjacency(n, edges)
     best = 0
     for hub in range(n):
-        parent, order = rooted_order(adjacent, hub)
+        parent, order = bfs_order(adjacent, hub)
         depth, size = [0] * n, [1] * n
         for v in order[1:]:
             depth[v] = depth[parent[v]] + 1
@@ -39,7 +39,7 @@ class POLPolarization(ExactIntegerEnvironment):
     def prompt(self, data):
         n = data["N"]
         return (
-            graph_text("tree", n, data["edges"]) +
+            structure_text("tree", n, data["edges"]) +
             "Give every edge a direction (turning the tree into a directed graph). Count the ordered pairs "
             "(u, v) of distinct vertices such that v can be reached from u by following directed edges. What is "
             "the maximum possible number of such pairs over all ways to direct the edges?\n\n"

@@ -8,7 +8,7 @@ intended behaviour: the extracted answer is parsed like in every other environme
 from fractions import Fraction
 from math import prod
 
-from rlve_jax.env import Environment, FormatError, grow, parse_int
+from rlve_jax.env import Environment, FormatError, grow_1p1, parse_int
 
 
 def event_probability(counts: list[int], d: int, colours: list[int]) -> Fraction:
@@ -26,7 +26,7 @@ class PolyaModel(Environment):
     name = "PolyaModel"
 
     def levels(self, difficulty):
-        return [{"MAX_T_N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_T_N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         top = params["MAX_T_N"]

@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from environments._math_util import format_polynomial, multiply_polynomials
+from environments._numbers import format_polynomial, multiply_polynomials
 from rlve_jax.env import Environment, FormatError, parse_ints
 
 

@@ -1,14 +1,13 @@
 """PolynomialInterpolation (held-out): recover integer coefficients from N + 1 point values."""
 
-from environments._heldout_util import INVALID, times_1_1_plus_1
-from rlve_jax.env import Environment, grow, parse_ints, positional_match_reward
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints, positional_match_reward
 
 
 class PolynomialInterpolation(Environment):
     name = "PolynomialInterpolation"
 
     def levels(self, difficulty):
-        return [{"N": grow(2, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -9,7 +9,7 @@ needs no expression parsing.
 
 from fractions import Fraction
 
-from environments._math_util import format_polynomial, multiply_polynomials
+from environments._numbers import format_polynomial, multiply_polynomials
 from rlve_jax.env import Environment, parse_float
 
 PASS_THRESHOLD = 0.95 * 0.999**5

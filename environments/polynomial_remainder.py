@@ -1,7 +1,7 @@
 """PolynomialRemainder: the remainder of P(x) divided by Q(x) (integer by construction)."""
 
-from environments._math_util import format_polynomial, grow_by_tenth, multiply_polynomials
-from rlve_jax.env import Environment, parse_ints, positional_match_reward
+from environments._numbers import format_polynomial, multiply_polynomials
+from rlve_jax.env import Environment, grow_1p1, parse_ints, positional_match_reward
 
 
 def random_polynomial(rng, degree: int) -> list[int]:
@@ -13,7 +13,7 @@ class PolynomialRemainder(Environment):
     name = "PolynomialRemainder"
 
     def levels(self, difficulty):
-        n = grow_by_tenth(3, difficulty)
+        n = grow_1p1(3, difficulty)
         degrees = sorted({2, 3, 4, 5} | {tenths * n // 10 for tenths in range(1, 10)})
         return [{"N": n, "M": m} for m in degrees if 2 <= m <= n]
 

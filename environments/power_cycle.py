@@ -2,8 +2,7 @@
 
 import math
 
-from environments._math_util import grow_by_tenth
-from rlve_jax.env import Environment, parse_int
+from rlve_jax.env import Environment, grow_1p1, parse_int
 
 
 def eventual_period(n: int, k: int) -> int:
@@ -30,7 +29,7 @@ class PowerCycle(Environment):
     name = "PowerCycle"
 
     def levels(self, difficulty):
-        return [{"digit_num": grow_by_tenth(2, difficulty)}]
+        return [{"digit_num": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         digits = params["digit_num"]

@@ -2,8 +2,8 @@
 
 from collections import deque
 
-from environments._graphb_util import extra_arcs, graph_text, grow_n
-from rlve_jax.env import Environment, parse_ints
+from environments._graphs import random_pairs, structure_text
+from rlve_jax.env import Environment, grow_1p1, parse_ints
 
 DENSITIES = (0.01, 0.02, 0.03)
 
@@ -34,14 +34,14 @@ class PowerShortcut(Environment):
     name = "PowerShortcut"
 
     def levels(self, difficulty):
-        n = grow_n(4, difficulty)
+        n = grow_1p1(4, difficulty)
         return [{"N": n, "edge_density": rho, "K": k} for rho in DENSITIES for k in (1, 2, 3)]
 
     def sample(self, params, rng):
         n = params["N"]
         path = [0] + rng.sample(range(1, n - 1), n - 2) + [n - 1]
         edges = [[s, t] for s, t in zip(path, path[1:])]
-        edges += extra_arcs(n, edges, int(params["edge_density"] * n * (n - 1)), rng)
+        edges += random_pairs(n, int(params["edge_density"] * n * (n - 1)), rng, directed=True, exclude=edges)
         rng.shuffle(edges)
         hops = hop_targets(n, edges, params["K"])
         previous = [-1] * n
@@ -63,7 +63,7 @@ class PowerShortcut(Environment):
         n, k = data["N"], data["K"]
         powers = ", ".join(str(2 ** i) for i in range(k + 1))
         return (
-            graph_text("directed graph", n, data["edges"], directed=True) +
+            structure_text("directed graph", n, data["edges"], directed=True) +
             f"In one jump you may move from vertex u to vertex v if the graph has a walk from u to v (following "
             f"edge directions; vertices and edges may repeat) with exactly 2^j edges for some 0 <= j <= {k}, "
             f"i.e. {powers} edges. Find a sequence of jumps from vertex 0 to vertex {n - 1} using as few jumps as "

@@ -1,7 +1,6 @@
 """PrefixConcatenation (held-out): the decimal concatenation 123...N modulo M."""
 
-from environments._heldout_util import score_exact
-from rlve_jax.env import Environment
+from environments._common import ExactIntegerEnvironment
 
 
 def concatenation_mod(n: int, mod: int) -> int:
@@ -25,7 +24,7 @@ def concatenation_mod(n: int, mod: int) -> int:
     return value
 
 
-class PrefixConcatenation(Environment):
+class PrefixConcatenation(ExactIntegerEnvironment):
     name = "PrefixConcatenation"
 
     def levels(self, difficulty):
@@ -42,6 +41,3 @@ class PrefixConcatenation(Environment):
             f"(for example, for 12 this gives 123456789101112). What is this number modulo {data['M']}?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

@@ -1,7 +1,7 @@
 """PrefixProductMODDistinctPermutation: a permutation of 1..N whose prefix products are distinct modulo N."""
 
-from environments._math_util import grow_by_half, is_prime, prefix_residue_prompt, prefix_residue_score
-from rlve_jax.env import Environment
+from environments._numbers import is_prime, prefix_residue_prompt, prefix_residue_score
+from rlve_jax.env import Environment, grow_1p5
 
 
 def construction(n: int) -> list[int]:
@@ -15,7 +15,7 @@ class PrefixProductMODDistinctPermutation(Environment):
     name = "PrefixProductMODDistinctPermutation"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_by_half(8, difficulty)}]
+        return [{"MAX_N": grow_1p5(8, difficulty)}]
 
     def sample(self, params, rng):
         while True:  # only primes and 4 admit such a permutation

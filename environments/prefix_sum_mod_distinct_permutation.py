@@ -1,7 +1,7 @@
 """PrefixSumMODDistinctPermutation: a permutation of 1..N whose prefix sums are distinct modulo N."""
 
-from environments._math_util import grow_by_half, prefix_residue_prompt, prefix_residue_score
-from rlve_jax.env import Environment
+from environments._numbers import prefix_residue_prompt, prefix_residue_score
+from rlve_jax.env import Environment, grow_1p5
 
 
 def construction(n: int) -> list[int]:
@@ -13,7 +13,7 @@ class PrefixSumMODDistinctPermutation(Environment):
     name = "PrefixSumMODDistinctPermutation"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_by_half(8, difficulty)}]
+        return [{"MAX_N": grow_1p5(8, difficulty)}]
 
     def sample(self, params, rng):
         while True:  # only even N (and 1) admit such a permutation

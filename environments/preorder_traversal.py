@@ -1,8 +1,7 @@
 """PreorderTraversal: rebuild a binary tree from its inorder and postorder traversals; give the preorder."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import grow_11, sequence_score
+from environments._common import score_sequence
+from rlve_jax.env import Environment, grow_1p1
 
 
 def traversals(left: dict[int, int], right: dict[int, int], root: int) -> tuple[list[int], list[int], list[int]]:
@@ -18,7 +17,7 @@ class PreorderTraversal(Environment):
     name = "PreorderTraversal"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         labels = list(range(1, params["N"] + 1))
@@ -46,7 +45,7 @@ class PreorderTraversal(Environment):
         )
 
     def score(self, data, answer):
-        return sequence_score(answer, data["gold"], 10, wrong_length=0.0)
+        return score_sequence(answer, data["gold"], 10, wrong_length=0.0)
 
     def reference(self, problem):
         return " ".join(map(str, problem.data["gold"]))

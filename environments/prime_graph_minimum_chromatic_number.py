@@ -3,7 +3,7 @@ with the fewest colors."""
 
 import itertools
 
-from rlve_jax.env import Environment, grow, parse_ints
+from rlve_jax.env import Environment, grow_1p5, parse_ints
 
 
 def primes_below(n: int) -> list[int]:
@@ -38,7 +38,7 @@ class PrimeGraph_MinimumChromaticNumber(Environment):
     name = "PrimeGraph_MinimumChromaticNumber"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow(6, lambda x: int(1.5 * x), difficulty)}]
+        return [{"MAX_N": grow_1p5(6, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(3, params["MAX_N"])

@@ -3,8 +3,8 @@ before the job starts), is minimal (USACO "Protecting the Flowers")."""
 
 from functools import cmp_to_key
 
-from environments._heldout_util import INVALID, is_permutation, minimization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import is_permutation, minimization_reward
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints
 
 
 def damage(order: list[int], times: list[int], rates: list[int]) -> int:
@@ -24,7 +24,7 @@ class ProtectingFlowers(Environment):
     name = "ProtectingFlowers"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

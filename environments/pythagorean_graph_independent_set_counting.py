@@ -3,8 +3,7 @@
 from functools import lru_cache
 from math import gcd, isqrt
 
-from environments._heldout_util import score_mod, times_1_1_plus_1
-from rlve_jax.env import Environment, grow
+from rlve_jax.env import Environment, grow_1p1, score_mod
 
 
 def primitive_legs(a: int, b: int) -> bool:
@@ -33,7 +32,7 @@ class PythagoreanGraph_IndependentSetCounting(Environment):
     name = "PythagoreanGraph_IndependentSetCounting"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,6 +1,7 @@
 """QuadMagicItems: for every item, how often it is A, B, C or D of a magic formation."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward, grow, parse_int_rows
+from environments._common import grid_text, parse_int_grid
+from rlve_jax.env import Environment, fraction_reward, grow_1p1
 
 
 def role_counts(values: list[int]) -> list[list[int]]:
@@ -36,7 +37,7 @@ class QuadMagicItems(Environment):
     name = "QuadMagicItems"
 
     def levels(self, difficulty):
-        return [{"N": grow(12, lambda n: int(1.1 * n + 1), difficulty)}]
+        return [{"N": grow_1p1(12, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -56,11 +57,9 @@ class QuadMagicItems(Environment):
         )
 
     def score(self, data, answer):
-        rows = parse_int_rows(answer)
         gold = data["gold"]
-        if len(rows) != len(gold) or any(len(row) != 4 for row in rows):
-            raise FormatError("expected N lines of 4 integers")
+        rows = parse_int_grid(answer, len(gold), 4)  # N lines of 4 integers
         return fraction_reward(sum(row == expected for row, expected in zip(rows, gold)), len(gold), beta=10)
 
     def reference(self, problem):
-        return "\n".join(" ".join(map(str, row)) for row in problem.data["gold"])
+        return grid_text(problem.data["gold"])

@@ -3,9 +3,9 @@ f(batch sum) for a concave quadratic f (APIO 2010 "Commando")."""
 
 from itertools import accumulate
 
-from environments._heldout_util import INVALID, maximization_reward, times_1_1_plus_1
-from environments._optimb_util import batch_sums, ends_text, optimal_segmentation, parse_batch_ends
-from rlve_jax.env import Environment, grow
+from environments._common import maximization_reward
+from environments._segmentation import batch_sums, ends_text, optimal_segmentation, parse_batch_ends
+from rlve_jax.env import INVALID, Environment, grow_1p1
 
 
 def total_value(sums: list[int], a: int, b: int, c: int) -> int:
@@ -16,7 +16,7 @@ class QuadraticFunctionSegmentation(Environment):
     name = "QuadraticFunctionSegmentation"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -2,9 +2,8 @@
 
 import random
 
-from rlve_jax.env import Environment, parse_ints
+from rlve_jax.env import INVALID, Environment, parse_ints
 
-from ._logic_util import INVALID
 
 STEP_CHOICES = list(range(2, 11))  # presses used to plant the target
 

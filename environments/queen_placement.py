@@ -2,9 +2,8 @@
 
 import random
 
-from rlve_jax.env import Environment
-
-from ._logic_util import INVALID, parse_char_grid
+from environments._common import parse_char_grid
+from rlve_jax.env import INVALID, Environment
 
 
 def random_queens(rng: random.Random, n: int) -> list[int]:

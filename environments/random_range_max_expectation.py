@@ -1,7 +1,7 @@
 """RandomRangeMaxExpectation: expected array after Q random 'set a random subarray to its maximum' operations."""
 
-from environments._combob_util import IntListEnvironment
-from rlve_jax.env import grow
+from environments._common import IntListEnvironment
+from rlve_jax.env import grow_1p1
 
 MOD = 10000
 
@@ -61,7 +61,7 @@ class RandomRangeMaxExpectation(IntListEnvironment):
     match_beta = 3
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda n: int(1.1 * n + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,7 +1,7 @@
 """RangeConstrained_IncreasingSequence_Counting: entries 0 or in [L_i, R_i], non-zero entries strictly increasing."""
 
-from environments._combob_util import ModCountingEnvironment
-from rlve_jax.env import grow
+from environments._common import ModCountingEnvironment
+from rlve_jax.env import grow_1p1
 
 MOD = 10 ** 9 + 7
 
@@ -25,7 +25,7 @@ class RangeConstrained_IncreasingSequence_Counting(ModCountingEnvironment):
     name = "RangeConstrained_IncreasingSequence_Counting"
 
     def levels(self, difficulty):
-        return [{"N": grow(2, lambda n: int(1.1 * n + 1), difficulty)}]
+        return [{"N": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

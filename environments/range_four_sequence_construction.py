@@ -1,8 +1,7 @@
 """RangeFourSequenceConstruction: a 0..3 sequence avoiding forbidden neighbours with all-different position groups."""
 
-from rlve_jax.env import Environment, fraction_reward, parse_ints
-
-from ._logic_util import INVALID, drop_last_token
+from environments._common import drop_last_tokens
+from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints
 
 
 class RangeFourSequenceConstruction(Environment):
@@ -47,4 +46,4 @@ class RangeFourSequenceConstruction(Environment):
         return fraction_reward(good, len(data["groups"]), beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_token(answer)
+        return drop_last_tokens(answer)

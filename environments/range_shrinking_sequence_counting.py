@@ -1,7 +1,7 @@
 """RangeShrinkingSequenceCounting: sequences A with 1 <= A_i <= R_i where each A_i (i >= 3) lies between the
 nearest earlier values that bracket A_{i-1}."""
 
-from environments._combob_util import ModCountingEnvironment
+from environments._common import ModCountingEnvironment
 
 
 def next_state(low: int, high: int, previous: int, value: int) -> tuple[int, int, int]:

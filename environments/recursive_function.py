@@ -6,8 +6,8 @@ reduces every value modulo a fixed prime, so f is defined, finite and exactly co
 every level, and equals Ackermann's function wherever that stays below the modulus.
 """
 
-from environments._math_util import grow_by_tenth
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 MODULUS = 10007
 
@@ -24,11 +24,11 @@ def evaluate(m: int, n: int) -> int:
     return row[n]
 
 
-class RecursiveFunction(Environment):
+class RecursiveFunction(ExactIntegerEnvironment):
     name = "RecursiveFunction"
 
     def levels(self, difficulty):
-        return [{"MAX_M_N": grow_by_tenth(3, difficulty)}]
+        return [{"MAX_M_N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         m, n = rng.randint(1, params["MAX_M_N"]), rng.randint(1, params["MAX_M_N"])
@@ -43,6 +43,3 @@ class RecursiveFunction(Environment):
             f"(so every value lies between 0 and {MODULUS - 1}). Compute f({data['M']}, {data['N']}).\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -1,7 +1,6 @@
 """RecursiveSequenceSumConstruction: distinct indices n >= 1 whose values F(n) = A*F(n-1) + B sum to S."""
 
-from environments._math_util import grow_by_tenth
-from rlve_jax.env import Environment, FormatError, parse_ints
+from rlve_jax.env import Environment, FormatError, grow_1p1, parse_ints
 
 
 def sequence(f0: int, a: int, b: int, length: int) -> list[int]:
@@ -16,7 +15,7 @@ class RecursiveSequenceSumConstruction(Environment):
     name = "RecursiveSequenceSumConstruction"
 
     def levels(self, difficulty):
-        return [{"N": grow_by_tenth(4, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

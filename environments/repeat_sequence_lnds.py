@@ -2,9 +2,8 @@
 
 from bisect import bisect_right
 
-from rlve_jax.env import Environment, grow
-
-from ._classical_util import exact_int_score
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p5
 
 
 def longest_non_decreasing(values: list[int]) -> int:
@@ -16,11 +15,11 @@ def longest_non_decreasing(values: list[int]) -> int:
     return len(tails)
 
 
-class RepeatSequenceLNDS(Environment):
+class RepeatSequenceLNDS(ExactIntegerEnvironment):
     name = "RepeatSequenceLNDS"
 
     def levels(self, difficulty):
-        return [{"n": 3 + difficulty, "MAX_T": grow(5, lambda t: int(1.5 * t), difficulty)}]
+        return [{"n": 3 + difficulty, "MAX_T": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         n = params["n"]
@@ -36,6 +35,3 @@ class RepeatSequenceLNDS(Environment):
             "What is the length of the longest non-decreasing subsequence of b?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))

@@ -1,7 +1,6 @@
 """RootExtraction: N^(1/K) to 5 decimal places."""
 
-from environments._math_util import grow_by_half
-from rlve_jax.env import Environment, parse_float
+from rlve_jax.env import Environment, grow_1p5, parse_float
 
 PASS_THRESHOLD = (1 / (1 + 1e-4)) ** 2
 
@@ -10,7 +9,7 @@ class RootExtraction(Environment):
     name = "RootExtraction"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_by_half(3, difficulty), "MAX_K": 2 + difficulty}]
+        return [{"MAX_N": grow_1p5(3, difficulty), "MAX_K": 2 + difficulty}]
 
     def sample(self, params, rng):
         n, k = rng.randint(1, params["MAX_N"]), rng.randint(1, params["MAX_K"])

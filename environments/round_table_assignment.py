@@ -1,15 +1,13 @@
 """RoundTableAssignment: seat every group at distinct tables without exceeding any table's capacity."""
 
-from rlve_jax.env import Environment, fraction_reward, parse_ints, parse_lines
-
-from ._logic_util import INVALID, grow_11
+from rlve_jax.env import INVALID, Environment, fraction_reward, grow_1p1, parse_ints, parse_lines
 
 
 class RoundTableAssignment(Environment):
     name = "RoundTableAssignment"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_11(3, difficulty)}]
+        return [{"MAX_N_M": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         tables, groups = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])

@@ -1,6 +1,6 @@
 """RoyalLockCounting: placements of K mutually non-attacking kings on an N x N board."""
 
-from environments._combob_util import CountingEnvironment
+from environments._common import CountingEnvironment
 
 
 def king_placements(n: int, k: int) -> int:

@@ -1,8 +1,7 @@
 """SaladBar (POI 2014): the longest substring whose every prefix and every suffix has at least as many p as j."""
 
-from rlve_jax.env import Environment
-
-from ._logic_util import INVALID, grow_11, parse_exact_ints
+from environments._common import parse_exact_ints
+from rlve_jax.env import INVALID, Environment, grow_1p1
 
 
 def prefix_balance(text: str) -> list[int]:
@@ -36,7 +35,7 @@ class SaladBar(Environment):
     name = "SaladBar"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         while True:

@@ -1,8 +1,7 @@
 """SalesmanFatigue: for every k, the largest 2 * max(S) + sum(A) over k chosen houses."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import grow_11, sequence_score
+from environments._common import score_sequence
+from rlve_jax.env import Environment, grow_1p1
 
 
 def max_fatigue(distances: list[int], fatigue: list[int]) -> list[int]:
@@ -23,7 +22,7 @@ class SalesmanFatigue(Environment):
     name = "SalesmanFatigue"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -46,7 +45,7 @@ class SalesmanFatigue(Environment):
         )
 
     def score(self, data, answer):
-        return sequence_score(answer, data["gold"], 5)
+        return score_sequence(answer, data["gold"], 5)
 
     def reference(self, problem):
         return " ".join(map(str, problem.data["gold"]))

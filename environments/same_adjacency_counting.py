@@ -1,6 +1,6 @@
 """SameAdjacencyCounting: length-N sequences over 1..M with at least one pair of equal neighbours."""
 
-from environments._combob_util import ModCountingEnvironment
+from environments._common import ModCountingEnvironment
 from rlve_jax.env import grow
 
 

@@ -1,6 +1,6 @@
 """SCC_Sequence_Counting: for every E, how many sequences of SCC counts can E edge insertions produce."""
 
-from environments._combob_util import IntListEnvironment
+from environments._common import IntListEnvironment
 
 
 def scc_sequence_counts(n: int, mod: int) -> list[int]:

@@ -2,9 +2,7 @@
 
 import string
 
-from rlve_jax.env import Environment, FormatError
-
-from ._logic_util import grow_11
+from rlve_jax.env import Environment, FormatError, grow_1p1
 
 
 def kth_character(text: str, k: int) -> str:
@@ -21,7 +19,7 @@ class SecretCowCode(Environment):
     name = "SecretCowCode"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_11(5, difficulty), "MAX_K": 8 * 2 ** difficulty}]
+        return [{"MAX_N": grow_1p1(5, difficulty), "MAX_K": 8 * 2 ** difficulty}]
 
     def sample(self, params, rng):
         text = "".join(rng.choice(string.ascii_uppercase) for _ in range(rng.randint(2, params["MAX_N"])))

@@ -1,6 +1,6 @@
 """SegmentMinLengthEqual_Counting: arrays over a value set that split into segments with minimum = length."""
 
-from environments._combob_util import ModCountingEnvironment
+from environments._common import ModCountingEnvironment
 
 
 def splittable_arrays(n: int, allowed: list[int]) -> int:

@@ -2,7 +2,7 @@
 
 from math import factorial
 
-from environments._combob_util import CountingEnvironment
+from environments._common import CountingEnvironment
 
 
 def sorting_sequences(permutation: list[int], levels: int) -> int:

@@ -1,7 +1,7 @@
 """SelfPowerSequenceMOD: the eventual value of the tower a[n] = 2^a[n-1] modulo MOD."""
 
-from environments._math_util import euler_phi, modular_score
-from rlve_jax.env import Environment
+from environments._numbers import euler_phi
+from rlve_jax.env import Environment, score_mod
 
 
 def tower_mod(m: int) -> int:
@@ -31,4 +31,4 @@ class SelfPowerSequenceMOD(Environment):
         )
 
     def score(self, data, answer):
-        return modular_score(answer, data["MOD"], data["reference"])
+        return score_mod(answer, int(data["reference"]), data["MOD"])

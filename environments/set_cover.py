@@ -1,10 +1,10 @@
 """SetCover: choose some of the given sets so that every item is covered exactly once (exact cover)."""
 
-from environments._combob_util import IndexChoiceEnvironment
+from environments._common import DropLastTokenPerturbation, parse_distinct_indices
 from rlve_jax.env import fraction_reward
 
 
-class SetCover(IndexChoiceEnvironment):
+class SetCover(DropLastTokenPerturbation):
     name = "SetCover"
 
     def levels(self, difficulty):
@@ -38,7 +38,7 @@ class SetCover(IndexChoiceEnvironment):
 
     def score(self, data, answer):
         sets = data["sets"]
-        chosen = self.distinct_indices(answer, len(sets))
+        chosen = parse_distinct_indices(answer, len(sets))
         if chosen is None:
             return -0.5
         covered = [item for i in chosen for item in sets[i]]

@@ -1,9 +1,9 @@
 """SetSplitting (held-out): 2-colour the ground set so that no given subset is monochromatic."""
 
-from environments._heldout_util import INVALID, distinct_in_range, set_text
-from rlve_jax.env import Environment, fraction_reward, parse_ints
+from environments._common import distinct_in_range, set_text
+from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints, sweep
 
-RATIOS = tuple(round(1 + 0.1 * i, 1) for i in range(21))  # m = 1.0, 1.1, ..., 3.0
+RATIOS = sweep(1.0, 3.0)  # m = 1.0, 1.1, ..., 3.0
 
 
 class SetSplitting(Environment):

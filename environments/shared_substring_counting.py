@@ -1,8 +1,6 @@
 """SharedSubstringCounting: count pairs of equal non-empty substrings, one taken from S and one from T."""
 
-from rlve_jax.env import Environment
-
-from ._logic_util import count_score, grow_11
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 
 def shared_substring_pairs(s: str, t: str) -> int:
@@ -21,7 +19,7 @@ class SharedSubstringCounting(Environment):
     name = "SharedSubstringCounting"
 
     def levels(self, difficulty):
-        return [{"MAX_LEN": grow_11(10, difficulty)}]
+        return [{"MAX_LEN": grow_1p1(10, difficulty)}]
 
     def sample(self, params, rng):
         s, t = ("".join(rng.choice("ab") for _ in range(rng.randint(2, params["MAX_LEN"]))) for _ in range(2))
@@ -36,7 +34,7 @@ class SharedSubstringCounting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, data["answer"])
+        return score_count(answer, data["answer"])
 
     def reference(self, problem):
         return str(problem.data["answer"])

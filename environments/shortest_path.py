@@ -1,7 +1,8 @@
 """ShortestPath (C16): a minimum-weight path from 0 to N-1 in a weighted directed graph."""
 
-from environments._weighted_digraph import all_pairs_shortest, edge_lines, path_between, walk_weight
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import edge_lines
+from environments._graphs import all_pairs_shortest, path_between, walk_weight
+from rlve_jax.env import Environment, grow_1p1, parse_ints
 
 EDGE_DENSITIES = (0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 
@@ -10,7 +11,7 @@ class ShortestPath(Environment):
     name = "ShortestPath"
 
     def levels(self, difficulty):
-        n = grow(4, lambda x: int(1.1 * x + 1), difficulty)
+        n = grow_1p1(4, difficulty)
         return [{"N": n, "edge_density": rho} for rho in EDGE_DENSITIES]
 
     def sample(self, params, rng):

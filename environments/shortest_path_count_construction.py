@@ -3,7 +3,7 @@
 import math
 from collections import deque
 
-from rlve_jax.env import Environment, FormatError, grow, parse_int, parse_lines, ratio_reward
+from rlve_jax.env import Environment, FormatError, grow_1p5, parse_int, parse_lines, ratio_reward
 
 CAPPED_FROM = 12  # K >= 12 comes with a vertex-count cap
 
@@ -77,7 +77,7 @@ class ShortestPathCountConstruction(Environment):
     name = "ShortestPathCountConstruction"
 
     def levels(self, difficulty):
-        return [{"MAX_K": grow(12, lambda x: int(1.5 * x), difficulty)}]
+        return [{"MAX_K": grow_1p5(12, difficulty)}]
 
     def sample(self, params, rng):
         k = rng.randint(3, params["MAX_K"])

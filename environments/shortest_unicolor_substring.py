@@ -1,8 +1,8 @@
 """ShortestUnicolorSubstring: flip at most K bits of a binary string so that its longest run of equal
 characters is as short as possible."""
 
-from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, FormatError, check_length, grow
+from environments._common import minimization_reward
+from rlve_jax.env import INVALID, Environment, FormatError, check_length, grow_1p1
 
 
 def longest_run(text: str) -> int:
@@ -42,7 +42,7 @@ class ShortestUnicolorSubstring(Environment):
     name = "ShortestUnicolorSubstring"
 
     def levels(self, difficulty):
-        return [{"N": grow(5, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(5, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,6 +1,7 @@
 """SingingGirlStory: arrays over [1, A] whose given subarrays have given maxima."""
 
-from environments._combob_util import PRIME_MODULI, ModCountingEnvironment, count_under_exact_maxima
+from environments._common import BIG_PRIME_MODULI, ModCountingEnvironment
+from environments._numbers import count_under_exact_maxima
 
 
 class SingingGirlStory(ModCountingEnvironment):
@@ -19,7 +20,7 @@ class SingingGirlStory(ModCountingEnvironment):
         for _ in range(m):
             left, right = sorted((rng.randint(1, n), rng.randint(1, n)))
             constraints.append([left, right, max(planted[left - 1:right])])
-        mod = rng.choice(PRIME_MODULI)
+        mod = rng.choice(BIG_PRIME_MODULI)
         regions = [(list(range(left - 1, right)), value) for left, right, value in constraints]
         return {"N": n, "A": a, "constraints": constraints, "mod": mod,
                 "gold": count_under_exact_maxima([1] * n, regions, a) % mod}

@@ -1,8 +1,7 @@
 """SingleStackSorting: push/pop operations (a/b) that turn the queue 0..N-1 into a target output."""
 
-from rlve_jax.env import Environment, positional_match_reward
-
-from ._classical_util import INVALID, grow_11, parse_letters
+from environments._common import parse_letters
+from rlve_jax.env import INVALID, Environment, grow_1p1, positional_match_reward
 
 
 def run_stack(n: int, operations: str) -> list[int] | None:
@@ -25,7 +24,7 @@ class SingleStackSorting(Environment):
     name = "SingleStackSorting"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,8 +1,8 @@
 """SkaRockGarden: optionally mirror each rock (x, y) -> (y, x), at a price, so that the bounding
 rectangle has the smallest perimeter and, among those, the total price is smallest (POI "Ska")."""
 
-from environments._heldout_util import minimization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, FormatError, check_length, grow
+from environments._common import minimization_reward
+from rlve_jax.env import Environment, FormatError, check_length, grow_1p1
 
 
 def placed(rocks: list[list[int]], flips: str) -> list[tuple[int, int]]:
@@ -54,7 +54,7 @@ class SkaRockGarden(Environment):
     name = "SkaRockGarden"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

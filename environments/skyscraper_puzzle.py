@@ -1,7 +1,8 @@
 """SkyscraperPuzzle (held-out): a Latin square of heights matching the visibility counts on all four sides."""
 
-from environments._heldout_util import INVALID, grid_text, is_latin_square, parse_square, random_latin_square
-from rlve_jax.env import Environment, fraction_reward
+from environments._common import grid_text, parse_int_grid
+from environments._puzzles import is_latin_square, random_latin_square
+from rlve_jax.env import INVALID, Environment, fraction_reward
 
 
 def visible(line: list[int]) -> int:
@@ -45,7 +46,7 @@ class SkyscraperPuzzle(Environment):
 
     def score(self, data, answer):
         n = data["N"]
-        grid = parse_square(answer, n)
+        grid = parse_int_grid(answer, n, n)
         if not is_latin_square(grid, n):
             return INVALID
         mine, gold = clues(grid), data["clues"]

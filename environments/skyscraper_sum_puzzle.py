@@ -1,8 +1,8 @@
 """SkyscraperSumPuzzle: a Latin square of heights whose visible-height sums match clues on all four sides."""
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._logic_util import INVALID, columns, int_grid_format, int_grid_text, parse_int_grid
+from environments._common import grid_text, parse_int_grid
+from environments._puzzles import columns, int_grid_format
+from rlve_jax.env import INVALID, Environment, fraction_reward
 
 
 def visible_sum(line: list[int]) -> int:
@@ -30,7 +30,7 @@ class SkyscraperSumPuzzle(Environment):
         n = params["N"]
         rows, cols, symbols = (rng.sample(range(n), n) for _ in range(3))
         grid = [[symbols[(rows[i] + cols[j]) % n] + 1 for j in range(n)] for i in range(n)]
-        return {"N": n, "clues": all_clues(grid), "reference": int_grid_text(grid)}
+        return {"N": n, "clues": all_clues(grid), "reference": grid_text(grid)}
 
     def prompt(self, data):
         n = data["N"]

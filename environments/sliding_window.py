@@ -1,15 +1,14 @@
 """SlidingWindow: the minimum of every contiguous window of size K."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import grow_11, sequence_score
+from environments._common import score_sequence
+from rlve_jax.env import Environment, grow_1p1
 
 
 class SlidingWindow(Environment):
     name = "SlidingWindow"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(5, difficulty)}]
+        return [{"N": grow_1p1(5, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -27,7 +26,7 @@ class SlidingWindow(Environment):
         )
 
     def score(self, data, answer):
-        return sequence_score(answer, data["gold"], 10)
+        return score_sequence(answer, data["gold"], 10)
 
     def reference(self, problem):
         return " ".join(map(str, problem.data["gold"]))

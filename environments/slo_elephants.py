@@ -1,9 +1,8 @@
 """SLOElephants: reorder a line of elephants into a target order by swapping pairs; swapping elephants
 i and j costs C[i] + C[j]. Minimize the total cost (POI 2009 "Slonie")."""
 
-from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
-from environments._optimb_util import drop_last_line, parse_pairs
-from rlve_jax.env import Environment, grow
+from environments._common import drop_last_line, minimization_reward, parse_pair_lines
+from rlve_jax.env import INVALID, Environment, grow_1p1
 
 
 def cheapest_swaps(current: list[int], target: list[int], weight: dict[int, int]) -> list[tuple[int, int]]:
@@ -58,7 +57,7 @@ class SLOElephants(Environment):
     name = "SLOElephants"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -86,7 +85,7 @@ class SLOElephants(Environment):
         )
 
     def score(self, data, answer):
-        swaps = parse_pairs(answer)
+        swaps = parse_pair_lines(answer)
         n = len(data["C"])
         if any(not (1 <= x <= n and 1 <= y <= n) or x == y for x, y in swaps):
             return INVALID

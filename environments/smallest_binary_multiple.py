@@ -1,7 +1,7 @@
 """SmallestBinaryMultiple (held-out): the smallest B > 0 such that A * B has only digits 0 and 1."""
 
-from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, grow, parse_int
+from environments._common import minimization_reward
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_int
 
 
 def smallest_binary_multiple(a: int) -> int:
@@ -27,7 +27,7 @@ class SmallestBinaryMultiple(Environment):
     name = "SmallestBinaryMultiple"
 
     def levels(self, difficulty):
-        return [{"MAX_A": grow(10, times_1_1_plus_1, difficulty)}]
+        return [{"MAX_A": grow_1p1(10, difficulty)}]
 
     def sample(self, params, rng):
         a = rng.randint(2, params["MAX_A"])

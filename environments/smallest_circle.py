@@ -3,9 +3,8 @@
 import math
 import random
 
-from rlve_jax.env import Environment, FormatError, parse_float
+from rlve_jax.env import Environment, FormatError, check_length, grow_1p1, parse_float
 
-from ._logic_util import bounded_text, grow_11
 
 TOLERANCE = 1e-3  # a point may lie this far outside the answer's circle
 
@@ -53,7 +52,7 @@ class SmallestCircle(Environment):
     name = "SmallestCircle"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(4, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -79,7 +78,7 @@ class SmallestCircle(Environment):
         )
 
     def score(self, data, answer):
-        values = bounded_text(answer).split()
+        values = check_length(answer).split()
         if len(values) != 3:
             raise FormatError("expected three numbers")
         x, y, r = (parse_float(v) for v in values)

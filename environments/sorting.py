@@ -1,13 +1,14 @@
 """Sorting (C4, C16): sort a list of integers ascending."""
 
-from rlve_jax.env import Environment, grow, parse_ints, positional_match_reward
+from environments._common import IntListEnvironment
+from rlve_jax.env import grow_1p1
 
 
-class Sorting(Environment):
+class Sorting(IntListEnvironment):  # score: wrong length -0.5, else (matching positions)^10
     name = "Sorting"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda n: int(1.1 * n + 1), difficulty)}]  # 3,4,5,6,7,8,9,10,12,14,...
+        return [{"N": grow_1p1(3, difficulty)}]  # 3,4,5,6,7,8,9,10,12,14,...
 
     def sample(self, params, rng):
         n = params["N"]
@@ -22,12 +23,3 @@ class Sorting(Environment):
             "Output Format: a single line with the sorted numbers separated by single spaces, "
             "e.g. `1 2 3 4 5` (without quotes or backticks)."
         )
-
-    def score(self, data, answer):
-        values = parse_ints(answer)
-        if len(values) != len(data["gold"]):
-            return -0.5
-        return positional_match_reward(values, data["gold"], beta=10)
-
-    def reference(self, problem):
-        return " ".join(map(str, problem.data["gold"]))

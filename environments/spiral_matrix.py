@@ -1,6 +1,7 @@
 """SpiralMatrix (C16): list a matrix's entries in clockwise spiral order."""
 
-from rlve_jax.env import Environment, grow, parse_ints, positional_match_reward
+from environments._common import IntListEnvironment, grid_text
+from rlve_jax.env import grow_1p1
 
 
 def spiral(matrix: list[list[int]]) -> list[int]:
@@ -13,11 +14,12 @@ def spiral(matrix: list[list[int]]) -> list[int]:
     return order
 
 
-class SpiralMatrix(Environment):
+class SpiralMatrix(IntListEnvironment):
     name = "SpiralMatrix"
+    match_beta = 5
 
     def levels(self, difficulty):
-        return [{"MAX_M_N": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_M_N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         m, n = rng.randint(2, params["MAX_M_N"]), rng.randint(2, params["MAX_M_N"])
@@ -25,7 +27,7 @@ class SpiralMatrix(Environment):
         return {"matrix": matrix, "gold": spiral(matrix)}
 
     def prompt(self, data):
-        rows = "\n".join(" ".join(map(str, row)) for row in data["matrix"])
+        rows = grid_text(data["matrix"])
         m, n = len(data["matrix"]), len(data["matrix"][0])
         return (
             f"You are given a {m} x {n} matrix:\n{rows}\n\n"
@@ -34,12 +36,3 @@ class SpiralMatrix(Environment):
             "left column, and continue inwards in the same way until every element is listed once.\n\n"
             f"Output Format: a single line with the {m * n} numbers separated by spaces."
         )
-
-    def score(self, data, answer):
-        values = parse_ints(answer)
-        if len(values) != len(data["gold"]):
-            return -0.5
-        return positional_match_reward(values, data["gold"], beta=5)
-
-    def reference(self, problem):
-        return " ".join(map(str, problem.data["gold"]))

@@ -3,7 +3,7 @@
 from functools import reduce
 from operator import xor
 
-from ._classical_util import TwoWordAnswer
+from environments._common import TwoWordAnswer
 
 
 def bean_grundy(n: int) -> list[int]:

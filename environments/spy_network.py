@@ -1,10 +1,11 @@
 """SpyNetwork (the "spy network" bribery problem): the cheapest set of bribable vertices from which every
 vertex of a digraph is reachable."""
 
-from environments._graphb_util import extra_arcs, grow_n
-from rlve_jax.env import Environment, parse_ints
+from environments._common import drop_last_tokens
+from environments._graphs import random_pairs
+from rlve_jax.env import Environment, grow_1p1, parse_ints, sweep
 
-DENSITIES = tuple(round(0.01 * i, 2) for i in range(1, 16))  # 0.01, 0.02, ..., 0.15
+DENSITIES = sweep(0.01, 0.15, 0.01)
 DOMINATED = (0.3, 0.4, 0.5, 0.6, 0.7)
 
 
@@ -43,7 +44,7 @@ class SpyNetwork(Environment):
     name = "SpyNetwork"
 
     def levels(self, difficulty):
-        n = grow_n(4, difficulty)
+        n = grow_1p1(4, difficulty)
         return [{"N": n, "edge_density": rho, "dominated_probability": p} for rho in DENSITIES for p in DOMINATED]
 
     def sample(self, params, rng):
@@ -56,7 +57,7 @@ class SpyNetwork(Environment):
                 cost[v] = rng.randint(1, n)
             else:  # cannot be bribed: someone earlier in the order exposes it, so a solution exists
                 edges.append([order[rng.randrange(i)], v])
-        edges += extra_arcs(n, edges, int(params["edge_density"] * n * (n - 1)), rng)
+        edges += random_pairs(n, int(params["edge_density"] * n * (n - 1)), rng, directed=True, exclude=edges)
         rng.shuffle(edges)
         chosen = cheapest_sources(n, edges, cost)
         return {"N": n, "edges": edges, "cost": cost, "optimum": sum(cost[v] for v in chosen),
@@ -87,4 +88,4 @@ class SpyNetwork(Environment):
 
     def perturb(self, problem, answer):
         """Drop a bribed spy: each one is the only way into its source component."""
-        return " ".join(answer.split()[:-1])
+        return drop_last_tokens(answer)

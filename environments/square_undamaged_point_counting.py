@@ -1,8 +1,6 @@
 """SquareUndamagedPointCounting: count lattice squares (any orientation) whose corners avoid damaged points."""
 
-from rlve_jax.env import Environment
-
-from ._logic_util import count_score, grow_11
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 
 def count_squares(width: int, height: int, damaged: list[list[int]]) -> int:
@@ -22,7 +20,7 @@ class SquareUndamagedPointCounting(Environment):
     name = "SquareUndamagedPointCounting"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_11(2, difficulty)}]
+        return [{"MAX_N_M": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         width, height = rng.randint(1, params["MAX_N_M"]), rng.randint(1, params["MAX_N_M"])
@@ -42,7 +40,7 @@ class SquareUndamagedPointCounting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, data["answer"])
+        return score_count(answer, data["answer"])
 
     def reference(self, problem):
         return str(problem.data["answer"])

@@ -2,9 +2,9 @@
 
 import random
 
-from rlve_jax.env import Environment
+from environments._common import parse_char_grid
+from rlve_jax.env import INVALID, Environment
 
-from ._logic_util import INVALID, parse_char_grid
 
 X_DENSITIES = [0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9]
 

@@ -2,8 +2,8 @@
 
 from math import comb
 
-from environments._combob_util import ModCountingEnvironment
-from rlve_jax.env import grow
+from environments._common import ModCountingEnvironment
+from rlve_jax.env import grow_1p1
 
 MOD = 10 ** 9 + 7
 
@@ -17,8 +17,8 @@ class StirlingSecond(ModCountingEnvironment):
     name = "StirlingSecond"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow(7, lambda x: int(1.1 * x + 1), difficulty),
-                 "MAX_R": grow(2, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N": grow_1p1(7, difficulty),
+                 "MAX_R": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(2, params["MAX_N"])

@@ -3,9 +3,8 @@
 from functools import reduce
 from operator import xor
 
+from environments._common import TwoWordAnswer
 from rlve_jax.env import grow
-
-from ._classical_util import TwoWordAnswer
 
 
 def split_grundy(limit: int, f: int) -> list[int]:

@@ -2,8 +2,8 @@
 
 from functools import lru_cache
 
-from environments._heldout_util import score_exact, times_1_1_plus_1
-from rlve_jax.env import Environment, grow
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def alice_total(piles: list[int]) -> int:
@@ -25,11 +25,11 @@ def alice_total(piles: list[int]) -> int:
     return (sum(piles) + advantage(empty_start)) // 2
 
 
-class StoneIntervalsGame(Environment):
+class StoneIntervalsGame(ExactIntegerEnvironment):
     name = "StoneIntervalsGame"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -49,6 +49,3 @@ class StoneIntervalsGame(Environment):
             "players play optimally to maximize their own total. How many stones does Alice get?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return score_exact(answer, int(data["reference"]))

@@ -1,8 +1,6 @@
 """StringPartitionShuffle: cut S into K intervals whose concatenation in some order spells T."""
 
-from rlve_jax.env import Environment, FormatError, parse_ints, parse_lines, positional_match_reward
-
-from ._logic_util import INVALID
+from rlve_jax.env import INVALID, Environment, FormatError, parse_ints, parse_lines, positional_match_reward
 
 
 class StringPartitionShuffle(Environment):

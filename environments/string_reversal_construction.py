@@ -2,9 +2,7 @@
 
 import string
 
-from rlve_jax.env import Environment, parse_ints
-
-from ._logic_util import INVALID
+from rlve_jax.env import INVALID, Environment, parse_ints
 
 
 def shift(text: str, x: int) -> str:

@@ -1,8 +1,6 @@
 """STUWell: with at most M unit decrements, leaving some zero, minimise the largest neighbour difference."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score
+from environments._common import ExactIntegerEnvironment
 
 
 def cost_for_slope(values: list[int], slope: int) -> int:
@@ -29,7 +27,7 @@ def min_max_difference(values: list[int], budget: int) -> int:
     return low
 
 
-class STUWell(Environment):
+class STUWell(ExactIntegerEnvironment):
     name = "STUWell"
 
     def levels(self, difficulty):
@@ -50,6 +48,3 @@ class STUWell(Environment):
             "possible value of the largest absolute difference between two neighbouring elements?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))

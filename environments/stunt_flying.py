@@ -1,9 +1,8 @@
 """StuntFlying: a sequence of N stunts over K kinds; each stunt scores C[kind] x (distance to the previous
 stunt of the same kind, 0 for the first). Maximize the total score."""
 
-from environments._heldout_util import INVALID, maximization_reward, times_1_1_plus_1
-from environments._optimb_util import drop_last_token
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import drop_last_tokens, maximization_reward
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints
 
 
 def show_score(sequence: list[int], weights: list[int]) -> int:
@@ -31,7 +30,7 @@ class StuntFlying(Environment):
     name = "StuntFlying"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -62,4 +61,4 @@ class StuntFlying(Environment):
         return maximization_reward(show_score(sequence, data["C"]), data["optimum"], beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_token(answer)
+        return drop_last_tokens(answer)

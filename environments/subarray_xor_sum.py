@@ -3,12 +3,10 @@
 from functools import reduce
 from operator import xor
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score
+from environments._common import ExactIntegerEnvironment
 
 
-class SubarrayXorSum(Environment):
+class SubarrayXorSum(ExactIntegerEnvironment):
     name = "SubarrayXorSum"
 
     def levels(self, difficulty):
@@ -27,6 +25,3 @@ class SubarrayXorSum(Environment):
             "values together. What is the total?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))

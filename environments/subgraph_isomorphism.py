@@ -2,10 +2,10 @@
 
 from itertools import combinations
 
-from environments._heldout_util import INVALID, distinct_in_range, edge_lines
-from rlve_jax.env import Environment, fraction_reward, parse_ints
+from environments._common import distinct_in_range, edge_lines
+from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints, sweep
 
-DENSITIES = tuple(round(0.05 * i, 2) for i in range(1, 20))  # 0.05, 0.10, ..., 0.95
+DENSITIES = sweep(0.05, 0.95, 0.05)
 
 
 class SubgraphIsomorphism(Environment):
@@ -31,8 +31,8 @@ class SubgraphIsomorphism(Environment):
 
     def prompt(self, data):
         n1, n2 = data["N1"], data["N2"]
-        edges1 = edge_lines(data["edges1"])
-        edges2 = edge_lines(data["edges2"])
+        edges1 = edge_lines(data["edges1"], "(no edges)")
+        edges2 = edge_lines(data["edges2"], "(no edges)")
         return (
             f"Graph G1 is undirected with {n1} vertices labeled 0 to {n1 - 1} and these edges:\n{edges1}\n\n"
             f"Graph G2 is undirected with {n2} vertices labeled 0 to {n2 - 1} and these edges:\n{edges2}\n\n"

@@ -3,7 +3,7 @@ make the longest non-decreasing subsequence as long as possible; report that len
 
 import functools
 
-from rlve_jax.env import Environment, parse_int
+from environments._common import ExactIntegerEnvironment
 
 
 def best_lnds_after_reversal(values: list[int]) -> int:
@@ -38,7 +38,7 @@ def best_lnds_after_reversal(values: list[int]) -> int:
     return best(0, n - 1, min(values), max(values))
 
 
-class SubsequenceReversalLNDS(Environment):
+class SubsequenceReversalLNDS(ExactIntegerEnvironment):
     name = "SubsequenceReversalLNDS"
 
     def levels(self, difficulty):
@@ -60,6 +60,3 @@ class SubsequenceReversalLNDS(Environment):
             "the resulting array is as long as possible. What is that maximum length?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

@@ -1,14 +1,14 @@
 """SubsetSum: pick distinct indices whose values add up exactly to the target."""
 
-from environments._combob_util import IndexChoiceEnvironment
-from rlve_jax.env import grow
+from environments._common import DropLastTokenPerturbation, parse_distinct_indices
+from rlve_jax.env import grow_1p1
 
 
-class SubsetSum(IndexChoiceEnvironment):
+class SubsetSum(DropLastTokenPerturbation):
     name = "SubsetSum"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, lambda n: int(1.1 * n + 1), difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -29,7 +29,7 @@ class SubsetSum(IndexChoiceEnvironment):
 
     def score(self, data, answer):
         values = data["values"]
-        chosen = self.distinct_indices(answer, len(values))
+        chosen = parse_distinct_indices(answer, len(values))
         if chosen is None:
             return -0.5
         return float(sum(values[i] for i in chosen) == data["target"])

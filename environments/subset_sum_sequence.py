@@ -1,6 +1,6 @@
 """SubsetSumSequence (held-out): the N-th smallest positive sum of distinct powers of K."""
 
-from environments._heldout_util import perturb_count
+from environments._common import perturb_count
 from rlve_jax.env import Environment, parse_int, ratio_reward
 
 

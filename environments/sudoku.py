@@ -2,10 +2,9 @@
 
 import random
 
-from rlve_jax.env import Environment
-
-from ._logic_util import (INVALID, SPARSITIES, blank_cells, columns, int_grid_format, int_grid_text, keeps_givens,
-                          parse_int_grid)
+from environments._common import grid_text, parse_int_grid
+from environments._puzzles import SPARSITIES, blank_cells, columns, int_grid_format, keeps_givens
+from rlve_jax.env import INVALID, Environment
 
 
 def shuffled_solution(rng: random.Random, box_rows: int, box_cols: int) -> list[list[int]]:
@@ -43,12 +42,12 @@ class Sudoku(Environment):
         puzzle = [row[:] for row in solution]
         for r, c in blank_cells(rng, side, side, params["sparsity"]):
             puzzle[r][c] = 0
-        return {"puzzle": puzzle, "box": [box_rows, box_cols], "reference": int_grid_text(solution)}
+        return {"puzzle": puzzle, "box": [box_rows, box_cols], "reference": grid_text(solution)}
 
     def prompt(self, data):
         (box_rows, box_cols), side = data["box"], len(data["puzzle"])
         return (
-            f"Solve this {side} x {side} Sudoku; 0 marks an empty cell:\n{int_grid_text(data['puzzle'])}\n\n"
+            f"Solve this {side} x {side} Sudoku; 0 marks an empty cell:\n{grid_text(data['puzzle'])}\n\n"
             f"Fill every empty cell with a number from 1 to {side} so that every row, every column and every box "
             f"contains each number exactly once. The grid is divided into boxes of {box_rows} rows x {box_cols} "
             "columns (boxes start at the top-left corner). Keep the given numbers.\n\n"

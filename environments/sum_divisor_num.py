@@ -1,7 +1,7 @@
 """Sum_DivisorNum (held-out): the sum of the divisor counts d(i) for L <= i <= R."""
 
-from environments._heldout_util import perturb_count, score_positive_count, times_1_5
-from rlve_jax.env import Environment, grow
+from environments._common import perturb_count
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 def divisor_sum_prefix(n: int) -> int:
@@ -14,7 +14,7 @@ class Sum_DivisorNum(Environment):
     perturb = perturb_count
 
     def levels(self, difficulty):
-        return [{"MAX_R": grow(10, times_1_5, difficulty)}]
+        return [{"MAX_R": grow_1p5(10, difficulty)}]
 
     def sample(self, params, rng):
         r = rng.randint(2, params["MAX_R"])
@@ -29,4 +29,4 @@ class Sum_DivisorNum(Environment):
         )
 
     def score(self, data, answer):
-        return score_positive_count(answer, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]), beta=10, positive=True)

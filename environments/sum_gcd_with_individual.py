@@ -2,15 +2,14 @@
 
 import math
 
-from environments._math_util import count_score, grow_by_half
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 class SumGCDWithIndividual(Environment):
     name = "SumGCDWithIndividual"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_by_half(32, difficulty)}]
+        return [{"MAX_N": grow_1p5(32, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(4, params["MAX_N"])
@@ -24,4 +23,4 @@ class SumGCDWithIndividual(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]), positive=True)
+        return score_count(answer, int(data["reference"]), positive=True)

@@ -2,15 +2,14 @@
 
 import math
 
-from environments._math_util import count_score, grow_by_half
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 class SumLCM(Environment):
     name = "SumLCM"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_by_half(5, difficulty)}]
+        return [{"MAX_N_M": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
@@ -25,4 +24,4 @@ class SumLCM(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]), positive=True)
+        return score_count(answer, int(data["reference"]), positive=True)

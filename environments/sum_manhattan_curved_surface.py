@@ -1,7 +1,6 @@
 """SumManhattan_CurvedSurface: the sum over k in [A, B] of (|x|+|y|+|z|)^2 over integer triples with x*y*z = k."""
 
-from environments._math_util import count_score, grow_by_half
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 def surface_sum(k: int) -> int:
@@ -20,7 +19,7 @@ class SumManhattan_CurvedSurface(Environment):
     name = "SumManhattan_CurvedSurface"
 
     def levels(self, difficulty):
-        return [{"MAX_A_B": grow_by_half(5, difficulty)}]
+        return [{"MAX_A_B": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         a = rng.randint(1, params["MAX_A_B"])
@@ -36,4 +35,4 @@ class SumManhattan_CurvedSurface(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]))
+        return score_count(answer, int(data["reference"]))

@@ -1,14 +1,13 @@
 """SumMOD: the sum of (N mod i) * (M mod j) over 1 <= i <= N, 1 <= j <= M with i != j."""
 
-from environments._math_util import count_score, grow_by_half
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 class SumMOD(Environment):
     name = "SumMOD"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_by_half(5, difficulty)}]
+        return [{"MAX_N_M": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(3, params["MAX_N_M"]), rng.randint(3, params["MAX_N_M"])
@@ -23,4 +22,4 @@ class SumMOD(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]))
+        return score_count(answer, int(data["reference"]))

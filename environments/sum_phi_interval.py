@@ -1,14 +1,14 @@
 """SumPHIInterval: the sum of x - phi(x) (numbers up to x sharing a factor with x) over [L, R]."""
 
-from environments._math_util import count_score, euler_phi, grow_by_tenth
-from rlve_jax.env import Environment
+from environments._numbers import euler_phi
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 
 class SumPHIInterval(Environment):
     name = "SumPHIInterval"
 
     def levels(self, difficulty):
-        return [{"MAX_DELTA": grow_by_tenth(5, difficulty)}]
+        return [{"MAX_DELTA": grow_1p1(5, difficulty)}]
 
     def sample(self, params, rng):
         delta = params["MAX_DELTA"]
@@ -25,4 +25,4 @@ class SumPHIInterval(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]))
+        return score_count(answer, int(data["reference"]))

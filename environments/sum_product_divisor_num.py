@@ -1,7 +1,8 @@
 """SumProductDivisorNum (held-out): the sum of d(i * j) over a grid of i and j."""
 
-from environments._heldout_util import divisor_counts, perturb_count, score_positive_count, times_1_5
-from rlve_jax.env import Environment, grow
+from environments._common import perturb_count
+from environments._numbers import divisor_counts
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 class SumProductDivisorNum(Environment):
@@ -9,7 +10,7 @@ class SumProductDivisorNum(Environment):
     perturb = perturb_count
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(5, times_1_5, difficulty)}]
+        return [{"MAX_N_M": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
@@ -25,4 +26,4 @@ class SumProductDivisorNum(Environment):
         )
 
     def score(self, data, answer):
-        return score_positive_count(answer, int(data["reference"]), beta=10)
+        return score_count(answer, int(data["reference"]), beta=10, positive=True)

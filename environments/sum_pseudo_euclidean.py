@@ -1,7 +1,6 @@
 """SumPseudoEuclidean: the sum over i, j <= N of the steps of a doubling/subtracting process (0 if endless)."""
 
-from environments._math_util import count_score, grow_by_half
-from rlve_jax.env import Environment
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 def steps(a: int, b: int) -> int:
@@ -23,7 +22,7 @@ class SumPseudoEuclidean(Environment):
     name = "SumPseudoEuclidean"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_by_half(5, difficulty)}]
+        return [{"MAX_N": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(5, params["MAX_N"])
@@ -43,4 +42,4 @@ class SumPseudoEuclidean(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]))
+        return score_count(answer, int(data["reference"]))

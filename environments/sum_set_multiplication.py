@@ -2,8 +2,8 @@
 
 from math import factorial
 
-from environments._combob_util import PRIME_MODULI, ModCountingEnvironment
-from rlve_jax.env import grow
+from environments._common import BIG_PRIME_MODULI, ModCountingEnvironment
+from rlve_jax.env import grow_1p5
 
 
 def ordered_distinct_product_sum(n: int, k: int) -> int:
@@ -19,12 +19,12 @@ class SumSetMultiplication(ModCountingEnvironment):
     name = "SumSetMultiplication"
 
     def levels(self, difficulty):
-        return [{"MAX_N": 3 + difficulty, "MAX_K": grow(8, lambda x: int(1.5 * x), difficulty)}]
+        return [{"MAX_N": 3 + difficulty, "MAX_K": grow_1p5(8, difficulty)}]
 
     def sample(self, params, rng):
         n = rng.randint(3, params["MAX_N"])
         k = rng.randint(n + 1, params["MAX_K"])
-        mod = rng.choice(PRIME_MODULI)
+        mod = rng.choice(BIG_PRIME_MODULI)
         return {"N": n, "K": k, "mod": mod, "gold": ordered_distinct_product_sum(n, k) % mod}
 
     def prompt(self, data):

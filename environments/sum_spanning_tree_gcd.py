@@ -1,7 +1,7 @@
 """SumSpanningTreeGCD: the sum over all spanning trees of the gcd of their edge weights, modulo a prime."""
 
-from environments._combob_util import ModCountingEnvironment
-from environments._graphb_util import DENSITIES_01_09, extra_pairs, graph_text, prufer_tree, undirected_density_levels
+from environments._common import ModCountingEnvironment, prufer_tree
+from environments._graphs import DENSITIES_01_09, density_levels, random_pairs, structure_text
 
 MOD = 998244353
 
@@ -59,13 +59,14 @@ class SumSpanningTreeGCD(ModCountingEnvironment):
 
     def levels(self, difficulty):
         n = 4 + difficulty
-        return undirected_density_levels(n, DENSITIES_01_09, min_edges=n - 1)
+        return density_levels(n, DENSITIES_01_09, min_edges=n - 1)
 
     def sample(self, params, rng):
         n = params["N"]
         factor = rng.randint(2, n)  # the planted tree's weights share it, so its gcd is at least this
         tree = [[u, v, factor * rng.randint(1, n)] for u, v in prufer_tree(n, rng)]
-        others = extra_pairs(n, tree, int(params["edge_density"] * n * (n - 1) / 2) - (n - 1), rng)
+        others = random_pairs(n, int(params["edge_density"] * n * (n - 1) / 2) - (n - 1), rng, exclude=tree,
+                              flip=True)
         edges = tree + [[u, v, rng.randint(1, n * n)] for u, v in others]
         rng.shuffle(edges)
         return {"N": n, "edges": edges, "mod": MOD, "gold": gcd_sum_over_spanning_trees(n, edges, MOD)}
@@ -73,7 +74,7 @@ class SumSpanningTreeGCD(ModCountingEnvironment):
     def prompt(self, data):
         n = data["N"]
         return (
-            graph_text("undirected graph", n, data["edges"], weight="weight") +
+            structure_text("undirected graph", n, data["edges"], weight="weight") +
             "For a spanning tree T of this graph (a set of edges connecting all vertices without cycles), let "
             "gcd(T) be the greatest common divisor of the weights of its edges. Compute the sum of gcd(T) over all "
             f"spanning trees T of the graph, modulo {data['mod']}.\n\n"

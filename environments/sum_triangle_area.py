@@ -2,9 +2,7 @@
 
 from itertools import combinations
 
-from rlve_jax.env import Environment
-
-from ._logic_util import count_score
+from rlve_jax.env import Environment, score_count
 
 
 def doubled_area_sum(points: list[list[int]]) -> int:
@@ -34,7 +32,7 @@ class SumTriangleArea(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, data["answer"])
+        return score_count(answer, data["answer"])
 
     def reference(self, problem):
         return str(problem.data["answer"])

@@ -1,7 +1,8 @@
 """SumXorDivisorNum (held-out): the sum of d(i XOR j XOR X) over a grid of i and j, with d(0) = 0."""
 
-from environments._heldout_util import divisor_counts, perturb_count, score_count, times_1_5
-from rlve_jax.env import Environment, grow
+from environments._common import perturb_count
+from environments._numbers import divisor_counts
+from rlve_jax.env import Environment, grow_1p5, score_count
 
 
 class SumXorDivisorNum(Environment):
@@ -9,7 +10,7 @@ class SumXorDivisorNum(Environment):
     perturb = perturb_count
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(5, times_1_5, difficulty)}]
+        return [{"MAX_N_M": grow_1p5(5, difficulty)}]
 
     def sample(self, params, rng):
         high = params["MAX_N_M"]

@@ -1,9 +1,10 @@
 """SurvoPuzzle: fill the blanks so the grid is a permutation of 0..NM-1 with the given row and column sums."""
 
-from rlve_jax.env import Environment
+from environments._common import grid_text
+from environments._puzzles import (SPARSITIES, blank_cells, columns, completed_permutation, grid_dims, int_grid_format,
+                                   line_match_reward)
+from rlve_jax.env import INVALID, Environment
 
-from ._logic_util import (INVALID, SPARSITIES, blank_cells, columns, completed_permutation, grid_dims, int_grid_format,
-                          int_grid_text, line_match_reward)
 
 BLANK = -1
 
@@ -22,13 +23,13 @@ class SurvoPuzzle(Environment):
         for r, c in blank_cells(rng, rows, cols, params["sparsity"]):
             puzzle[r][c] = BLANK
         return {"puzzle": puzzle, "row_sums": [sum(row) for row in solution],
-                "col_sums": [sum(col) for col in columns(solution)], "reference": int_grid_text(solution)}
+                "col_sums": [sum(col) for col in columns(solution)], "reference": grid_text(solution)}
 
     def prompt(self, data):
         puzzle = data["puzzle"]
         rows, cols = len(puzzle), len(puzzle[0])
         return (
-            f"You are given a {rows} x {cols} grid; {BLANK} marks an empty cell:\n{int_grid_text(puzzle)}\n\n"
+            f"You are given a {rows} x {cols} grid; {BLANK} marks an empty cell:\n{grid_text(puzzle)}\n\n"
             f"Fill the empty cells so that every integer from 0 to {rows * cols - 1} appears exactly once, keeping "
             "the given numbers, and:\n"
             f"- the sums of rows 0..{rows - 1} are: {' '.join(map(str, data['row_sums']))}\n"

@@ -1,8 +1,7 @@
 """TakingPrimeGame: remove a prime number of stones; the winner hurries, the loser stalls; count the moves."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grow_11
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def primes_up_to(n: int) -> list[int]:
@@ -22,11 +21,11 @@ def game_table(n: int) -> tuple[list[bool], list[int]]:
     return wins, moves
 
 
-class TakingPrimeGame(Environment):
+class TakingPrimeGame(ExactIntegerEnvironment):
     name = "TakingPrimeGame"
 
     def levels(self, difficulty):
-        return [{"MAX_N": grow_11(8, difficulty)}]
+        return [{"MAX_N": grow_1p1(8, difficulty)}]
 
     def sample(self, params, rng):
         wins, moves = game_table(params["MAX_N"])
@@ -44,6 +43,3 @@ class TakingPrimeGame(Environment):
             "answer -1.\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))

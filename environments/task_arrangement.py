@@ -3,9 +3,9 @@ setup time S; all tasks of a batch finish together. Minimize the sum of finish t
 
 from itertools import accumulate
 
-from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
-from environments._optimb_util import ends_text, optimal_segmentation, parse_batch_ends
-from rlve_jax.env import Environment, grow
+from environments._common import minimization_reward
+from environments._segmentation import ends_text, optimal_segmentation, parse_batch_ends
+from rlve_jax.env import INVALID, Environment, grow_1p1
 
 
 def schedule_cost(times: list[int], factors: list[int], setup: int, ends: list[int]) -> int:
@@ -29,7 +29,7 @@ class TaskArrangement(Environment):
     name = "TaskArrangement"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

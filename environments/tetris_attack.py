@@ -1,8 +1,7 @@
 """TetrisAttack: each value appears twice; equal neighbours vanish; clear the row with the fewest swaps."""
 
-from rlve_jax.env import Environment, fraction_reward, parse_ints
+from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints
 
-from ._classical_util import INVALID
 
 UNSUCCESSFUL = -0.2  # legal swaps that leave something on the row
 

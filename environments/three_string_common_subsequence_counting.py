@@ -2,9 +2,7 @@
 
 from functools import lru_cache
 
-from rlve_jax.env import Environment
-
-from ._logic_util import count_score
+from rlve_jax.env import Environment, score_count
 
 
 def first_occurrence(text: str) -> list[dict[str, int]]:
@@ -53,7 +51,7 @@ class ThreeStringCommonSubsequenceCounting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, data["answer"])
+        return score_count(answer, data["answer"])
 
     def reference(self, problem):
         return str(problem.data["answer"])

@@ -1,10 +1,8 @@
 """ThreeVertexCycleCounting: the number of triangles in an undirected graph."""
 
-from environments._combob_util import CountingEnvironment
-from environments._graphb_util import extra_pairs, graph_text, grow_n
-
-RATIOS = tuple(round(1.0 + 0.1 * i, 1) for i in range(21))  # 1.0, 1.1, ..., 3.0
-
+from environments._common import CountingEnvironment
+from environments._graphs import RATIOS_1_3, random_pairs, ratio_levels, structure_text
+from rlve_jax.env import grow_1p1
 
 def triangles(n: int, edges: list[list[int]]) -> int:
     masks = [0] * n
@@ -18,18 +16,18 @@ class ThreeVertexCycleCounting(CountingEnvironment):
     name = "ThreeVertexCycleCounting"
 
     def levels(self, difficulty):
-        n = grow_n(5, difficulty)
-        return [{"N": n, "edge_ratio": r} for r in RATIOS if int(r * n) <= n * (n - 1) // 2]
+        n = grow_1p1(5, difficulty)
+        return ratio_levels(n, RATIOS_1_3)
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = extra_pairs(n, [], int(params["edge_ratio"] * n), rng)
+        edges = random_pairs(n, int(params["edge_ratio"] * n), rng, flip=True)
         return {"N": n, "edges": edges, "gold": triangles(n, edges)}
 
     def prompt(self, data):
         n = data["N"]
         return (
-            graph_text("undirected graph", n, data["edges"]) +
+            structure_text("undirected graph", n, data["edges"]) +
             "How many triangles does the graph contain, i.e. unordered triples of distinct vertices that are "
             "pairwise joined by edges?\n\n"
             "Output Format: a single integer."

@@ -1,14 +1,13 @@
 """TopologicalSort: a permutation consistent with a set of "a comes before b" constraints."""
 
-from environments._graphb_util import grow_n
-from rlve_jax.env import Environment, fraction_reward, parse_ints
+from rlve_jax.env import Environment, fraction_reward, grow_1p1, parse_ints
 
 
 class TopologicalSort(Environment):
     name = "TopologicalSort"
 
     def levels(self, difficulty):
-        return [{"N": grow_n(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

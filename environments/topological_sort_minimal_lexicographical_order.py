@@ -2,8 +2,8 @@
 
 import heapq
 
-from environments._heldout_util import INVALID, is_permutation, times_1_1_plus_1
-from rlve_jax.env import Environment, fraction_reward, grow, parse_ints, positional_match_reward
+from environments._common import is_permutation
+from rlve_jax.env import INVALID, Environment, fraction_reward, grow_1p1, parse_ints, positional_match_reward
 
 
 def earliest_small_order(n: int, constraints: list[list[int]]) -> list[int]:
@@ -30,7 +30,7 @@ class TopologicalSort_MinimalLexicographicalOrder(Environment):
     name = "TopologicalSort_MinimalLexicographicalOrder"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,6 +1,6 @@
 """Tournament_LongestPath: the longest simple path from a given vertex S in a tournament."""
 
-from environments._graphb_util import edge_lines
+from environments._common import edge_lines
 from rlve_jax.env import Environment, FormatError, parse_ints
 
 REVERSAL_PROBABILITY = 0.3

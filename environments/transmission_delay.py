@@ -1,6 +1,6 @@
 """TransmissionDelay: distinct 0/1 arrays reachable by permutations that move every element at most D places."""
 
-from environments._combob_util import CountingEnvironment
+from environments._common import CountingEnvironment
 
 
 def reachable_arrays(bits: list[int], d: int) -> int:
@@ -24,7 +24,7 @@ def reachable_arrays(bits: list[int], d: int) -> int:
 
 class TransmissionDelay(CountingEnvironment):
     name = "TransmissionDelay"
-    zero_answer_is_format_error = True
+    positive_only = True
 
     def levels(self, difficulty):
         return [{"N": 4 + difficulty}]

@@ -1,6 +1,7 @@
 """TreeAddOneEdgeDiameter: add one edge of weight L to a weighted tree to minimize the graph's diameter."""
 
-from environments._graphb_util import all_pairs_distances, graph_text, prufer_tree
+from environments._common import prufer_tree
+from environments._graphs import all_pairs_distances, structure_text
 from rlve_jax.env import Environment, FormatError, parse_ints
 
 
@@ -28,7 +29,7 @@ class TreeAddOneEdgeDiameter(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            graph_text("tree", n, data["edges"], weight="length") +
+            structure_text("tree", n, data["edges"], weight="length") +
             f"Add exactly one new edge of length {data['L']} between two vertices x and y of your choice. The "
             "diameter of the resulting graph is the largest shortest-path distance between any two vertices. "
             "Choose x and y to minimize this diameter.\n\n"

@@ -1,6 +1,7 @@
 """TreeCenter: the vertex r of a weighted tree minimizing sum over u of dist(u, r) * C[u]."""
 
-from environments._graphb_util import all_pairs_distances, graph_text, prufer_tree
+from environments._common import prufer_tree
+from environments._graphs import all_pairs_distances, structure_text
 from rlve_jax.env import Environment, parse_int
 
 
@@ -26,7 +27,7 @@ class TreeCenter(Environment):
     def prompt(self, data):
         n = data["N"]
         return (
-            graph_text("tree", n, data["edges"], weight="length") +
+            structure_text("tree", n, data["edges"], weight="length") +
             f"Each vertex u has a cost C[u]: {' '.join(f'C[{u}]={c}' for u, c in enumerate(data['C']))}\n\n"
             "Choose a vertex r that minimizes the sum over all vertices u of dist(u, r) * C[u], where dist(u, r) "
             "is the total length of the path between u and r.\n\n"

@@ -1,19 +1,20 @@
 """TreeChangeOneEdgeDiameter: swap one tree edge for another so the new tree's diameter is smallest or
 largest (the direction is drawn per instance)."""
 
-from environments._graphb_util import INF, bfs_distances, graph_text, neighbours, prufer_tree
+from environments._common import INF, adjacency, bfs_distances, prufer_tree
+from environments._graphs import structure_text
 from rlve_jax.env import Environment, FormatError, parse_ints
 
 
 def components_without(n: int, edges: list[list[int]], removed: int) -> list[int]:
     """Component label (0 or 1) of every vertex once edge number `removed` is deleted."""
     kept = [e for i, e in enumerate(edges) if i != removed]
-    reach = bfs_distances(neighbours(n, kept), edges[removed][0])
+    reach = bfs_distances(adjacency(n, kept), edges[removed][0])
     return [0 if d < INF else 1 for d in reach]
 
 
 def tree_diameter(n: int, edges: list[list[int]]) -> int:
-    adjacent = neighbours(n, edges)
+    adjacent = adjacency(n, edges)
     dist = bfs_distances(adjacent, 0)
     far = max(range(n), key=lambda v: dist[v])
     return int(max(bfs_distances(adjacent, far)))
@@ -25,7 +26,7 @@ def best_swap(n: int, edges: list[list[int]], maximize: bool) -> tuple[int, list
     best: tuple[int, list[int]] | None = None
     for removed in range(n - 1):
         side = components_without(n, edges, removed)
-        adjacent = neighbours(n, [e for i, e in enumerate(edges) if i != removed])
+        adjacent = adjacency(n, [e for i, e in enumerate(edges) if i != removed])
         ecc = [max(d for d in bfs_distances(adjacent, v) if d < INF) for v in range(n)]
         parts = [[v for v in range(n) if side[v] == s] for s in (0, 1)]
         pick = max if maximize else min
@@ -56,7 +57,7 @@ class TreeChangeOneEdgeDiameter(Environment):
         n = data["N"]
         goal = "maximize" if data["maximize"] else "minimize"
         return (
-            graph_text("tree", n, data["edges"]) +
+            structure_text("tree", n, data["edges"]) +
             "Remove exactly one edge (u1, v1) of the tree and add exactly one new edge (u2, v2) so that the result "
             "is again a tree on all the vertices. The diameter of a tree is the number of edges on its longest "
             f"path. Your goal is to {goal} the diameter of the resulting tree.\n\n"

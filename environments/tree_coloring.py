@@ -1,9 +1,8 @@
 """TreeColoring (HAOI 2015): color exactly K vertices of a weighted tree to maximize the sum of distances
 between same-colored pairs."""
 
-from environments._combob_util import rooted_order
-from environments._graphb_util import (all_pairs_distances, distinct_vertices, graph_text, prufer_tree,
-                                       weighted_neighbours)
+from environments._common import bfs_order, parse_distinct_indices, prufer_tree, weighted_adjacency
+from environments._graphs import all_pairs_distances, structure_text
 from rlve_jax.env import Environment
 
 NEG = float("-inf")
@@ -12,8 +11,8 @@ NEG = float("-inf")
 def best_coloring(n: int, edges: list[list[int]], k: int) -> tuple[int, list[int]]:
     """Tree knapsack: an edge with s vertices and j colored ones below it lies on w * (j (K - j) +
     (s - j)(N - K - s + j)) same-colored paths. best[v][j] = most from edges inside v's subtree."""
-    adjacent = weighted_neighbours(n, edges)
-    parent, order = rooted_order([[u for u, _ in row] for row in adjacent], 0)
+    adjacent = weighted_adjacency(n, edges)
+    parent, order = bfs_order([[u for u, _ in row] for row in adjacent], 0)
     size = [1] * n
     best: list[list[float]] = [[0.0, 0.0] for _ in range(n)]  # v itself uncolored / colored
     splits: list[list[tuple[int, list[int]]]] = [[] for _ in range(n)]  # (child, colored-in-child per total)
@@ -67,7 +66,7 @@ class TreeColoring(Environment):
     def prompt(self, data):
         n, k = data["N"], data["K"]
         return (
-            graph_text("tree", n, data["edges"], weight="length") +
+            structure_text("tree", n, data["edges"], weight="length") +
             f"Color exactly {k} of the vertices black; the other {n - k} vertices are white. The score is the sum "
             "of the distances (path lengths) over all unordered pairs of black vertices plus the sum over all "
             "unordered pairs of white vertices. Choose the black vertices to maximize the score.\n\n"
@@ -75,8 +74,8 @@ class TreeColoring(Environment):
         )
 
     def score(self, data, answer):
-        colored = distinct_vertices(answer, data["N"], data["K"])
-        if colored is None:
+        colored = parse_distinct_indices(answer, data["N"])
+        if colored is None or len(colored) != data["K"]:
             return -0.5
         return (coloring_value(data["N"], data["edges"], colored) / data["optimum"]) ** 2
 

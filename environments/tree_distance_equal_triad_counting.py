@@ -1,13 +1,13 @@
 """Tree_DistanceEqualTriad_Counting (POI 2014 Hotels): triples of tree vertices at equal pairwise distances."""
 
-from environments._combob_util import CountingEnvironment
-from environments._graphb_util import graph_text, neighbours, prufer_tree
+from environments._common import CountingEnvironment, adjacency, prufer_tree
+from environments._graphs import structure_text
 
 
 def equidistant_triples(n: int, edges: list[list[int]]) -> int:
     """Three vertices at pairwise distance 2d have a unique centre at distance d from each, in three different
     branches of it; so count, per centre and depth, the triples of branches (elementary symmetric sum e3)."""
-    adjacent = neighbours(n, edges)
+    adjacent = adjacency(n, edges)
     total = 0
     for centre in range(n):
         by_depth: dict[int, list[int]] = {}  # depth -> vertex counts per branch
@@ -45,7 +45,7 @@ class Tree_DistanceEqualTriad_Counting(CountingEnvironment):
     def prompt(self, data):
         n = data["N"]
         return (
-            graph_text("tree", n, data["edges"]) +
+            structure_text("tree", n, data["edges"]) +
             "The distance between two vertices is the number of edges on the path between them. How many "
             "unordered triples {a, b, c} of distinct vertices have dist(a, b) = dist(b, c) = dist(a, c)?\n\n"
             "Output Format: a single integer."

@@ -3,17 +3,13 @@ of a tree edge."""
 
 from collections import Counter
 
-from environments._combob_util import IntListEnvironment
-from environments._graphb_util import prufer_tree
+from environments._common import IntListEnvironment, prufer_tree, weighted_adjacency
 from rlve_jax.env import Problem
 
 
 def zero_xor_pairs(n: int, edges: list[list[int]]) -> int:
     """In a forest, u and v have a zero-XOR path iff they share a component and an XOR potential."""
-    adjacent: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for u, v, w in edges:
-        adjacent[u].append((v, w))
-        adjacent[v].append((u, w))
+    adjacent = weighted_adjacency(n, edges)
     label: list[tuple[int, int] | None] = [None] * n  # (component root, XOR from the root)
     for root in range(n):
         if label[root] is not None:

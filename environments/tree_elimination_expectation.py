@@ -3,7 +3,8 @@ uncoloured vertex together with its path to the root."""
 
 from fractions import Fraction
 
-from environments._combob_util import ModCountingEnvironment, fraction_mod, random_tree_edges, subtree_sizes
+from environments._common import ModCountingEnvironment, random_tree, subtree_sizes
+from environments._numbers import fraction_mod
 
 MOD = 10 ** 9 + 7
 
@@ -22,7 +23,7 @@ class TreeElimination_Expectation(ModCountingEnvironment):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_tree_edges(n, rng)
+        edges = random_tree(n, rng, "shuffle")
         root = rng.randrange(n)
         expectation = expected_steps(n, edges, root)
         return {"N": n, "edges": edges, "root": root, "mod": MOD,

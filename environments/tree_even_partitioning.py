@@ -1,6 +1,7 @@
 """TreeEvenPartitioning: split an N*K-vertex tree into N connected parts of exactly K vertices each."""
 
-from environments._graphb_util import INF, bfs_distances, graph_text, neighbours, prufer_tree
+from environments._common import INF, adjacency, bfs_distances, prufer_tree
+from environments._graphs import structure_text
 from rlve_jax.env import Environment, FormatError, fraction_reward, parse_ints, parse_lines
 
 
@@ -31,7 +32,7 @@ class TreeEvenPartitioning(Environment):
         parts, size = data["N"], data["K"]
         total = parts * size
         return (
-            graph_text("tree", total, data["edges"]) +
+            structure_text("tree", total, data["edges"]) +
             f"Partition the vertices into {parts} groups of exactly {size} vertices each, so that every vertex "
             "belongs to exactly one group and the vertices of each group form a connected subtree (using only "
             "edges between vertices of that group).\n\n"
@@ -51,6 +52,6 @@ class TreeEvenPartitioning(Environment):
             members = set(group)
             inside = [[u, v] for u, v in data["edges"] if u in members and v in members]
             index = {v: i for i, v in enumerate(group)}
-            reach = bfs_distances(neighbours(size, [[index[u], index[v]] for u, v in inside]), 0)
+            reach = bfs_distances(adjacency(size, [[index[u], index[v]] for u, v in inside]), 0)
             connected += INF not in reach
         return fraction_reward(connected, parts, beta=5)

@@ -1,16 +1,16 @@
 """TreeMaximumVisitedVertex: a walk of exactly M steps from vertex 0 of a tree visiting the most vertices."""
 
-from environments._combob_util import rooted_order
-from environments._graphb_util import graph_text, grow_n, neighbours, prufer_tree
-from rlve_jax.env import Environment, parse_ints
+from environments._common import adjacency, bfs_order, prufer_tree
+from environments._graphs import structure_text
+from rlve_jax.env import Environment, grow_1p1, parse_ints
 
 
 def best_walk(n: int, edges: list[list[int]], steps: int) -> list[int]:
     """A walk covering a connected set S from 0 and ending at depth D costs 2(|S| - 1) - D steps, so at most
     D + 1 + (M - D) // 2 vertices (M + 1 if M <= D): run down a deepest path, detouring through extra
     vertices next to it, then spend leftover steps bouncing on the last edge."""
-    adjacent = neighbours(n, edges)
-    parent, order = rooted_order(adjacent, 0)
+    adjacent = adjacency(n, edges)
+    parent, order = bfs_order(adjacent, 0)
     depth = [0] * n
     for v in order[1:]:
         depth[v] = depth[parent[v]] + 1
@@ -50,7 +50,7 @@ class TreeMaximumVisitedVertex(Environment):
     name = "TreeMaximumVisitedVertex"
 
     def levels(self, difficulty):
-        return [{"N": grow_n(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -62,7 +62,7 @@ class TreeMaximumVisitedVertex(Environment):
     def prompt(self, data):
         n, steps = data["N"], data["M"]
         return (
-            graph_text("tree", n, data["edges"]) +
+            structure_text("tree", n, data["edges"]) +
             f"Starting at vertex 0, make a walk of exactly {steps} steps; each step moves to a vertex adjacent to "
             "the current one (vertices may be revisited). Maximize the number of distinct vertices visited "
             "(vertex 0 counts).\n\n"

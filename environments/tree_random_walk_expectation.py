@@ -1,6 +1,7 @@
 """TreeRandomWalkExpectation: mean over all ordered vertex pairs of the expected random-walk hitting time."""
 
-from environments._combob_util import ModCountingEnvironment, fraction_mod, random_tree_edges, subtree_sizes
+from environments._common import ModCountingEnvironment, random_tree, subtree_sizes
+from environments._numbers import fraction_mod
 
 MOD = 998244353
 
@@ -23,7 +24,7 @@ class TreeRandomWalkExpectation(ModCountingEnvironment):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_tree_edges(n, rng)
+        edges = random_tree(n, rng, "shuffle")
         return {"N": n, "edges": edges, "mod": MOD, "gold": fraction_mod(total_hitting_time(n, edges), n * n, MOD)}
 
     def prompt(self, data):

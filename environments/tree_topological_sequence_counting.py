@@ -2,7 +2,7 @@
 
 from math import comb
 
-from environments._combob_util import ModCountingEnvironment, adjacency, random_tree_edges, rooted_order
+from environments._common import ModCountingEnvironment, adjacency, bfs_order, random_tree
 
 
 def constrained_permutations(n: int, relations: list[list[int]]) -> int:
@@ -13,7 +13,7 @@ def constrained_permutations(n: int, relations: list[list[int]]) -> int:
     """
     neighbours = adjacency(n, relations)
     below = {(u, v) for u, v in relations}
-    parent, order = rooted_order(neighbours, 0)
+    parent, order = bfs_order(neighbours, 0)
     ways: list[list[int]] = [[] for _ in range(n)]
     for u in reversed(order):
         table = [1]
@@ -45,7 +45,7 @@ class TreeTopologicalSequenceCounting(ModCountingEnvironment):
         n = params["N"]
         planted = list(range(1, n + 1))
         rng.shuffle(planted)
-        relations = [[u, v] if planted[u] < planted[v] else [v, u] for u, v in random_tree_edges(n, rng)]
+        relations = [[u, v] if planted[u] < planted[v] else [v, u] for u, v in random_tree(n, rng, "shuffle")]
         shown = [f"P[{u}] < P[{v}]" if rng.random() < 0.5 else f"P[{v}] > P[{u}]" for u, v in relations]
         mod = rng.randint(2, 10 ** 6)
         return {"N": n, "conditions": shown, "mod": mod, "gold": constrained_permutations(n, relations) % mod}

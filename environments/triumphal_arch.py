@@ -1,8 +1,8 @@
 """TriumphalArch (POI 2011): the least number of vertices Alice must blacken per turn to stop Bob from
 ever stepping on a white vertex of a tree."""
 
-from environments._combob_util import rooted_order
-from environments._graphb_util import ExactIntegerEnvironment, graph_text, neighbours, prufer_tree
+from environments._common import ExactIntegerEnvironment, adjacency, bfs_order, prufer_tree
+from environments._graphs import structure_text
 
 
 def alice_wins(parent: list[int], order: list[int], per_turn: int) -> bool:
@@ -20,7 +20,7 @@ def alice_wins(parent: list[int], order: list[int], per_turn: int) -> bool:
 
 
 def min_per_turn(n: int, edges: list[list[int]]) -> int:
-    parent, order = rooted_order(neighbours(n, edges), 0)
+    parent, order = bfs_order(adjacency(n, edges), 0)
     low, high = 0, n
     while low < high:
         middle = (low + high) // 2
@@ -45,7 +45,7 @@ class TriumphalArch(ExactIntegerEnvironment):
     def prompt(self, data):
         n = data["N"]
         return (
-            graph_text("tree", n, data["edges"]) +
+            structure_text("tree", n, data["edges"]) +
             "Alice and Bob play a game on this tree. At the start, vertex 0 is black, all other vertices are "
             "white, and Bob stands on vertex 0. The players alternate turns, Alice first. On her turn Alice "
             "colors at most K white vertices black (any vertices she likes). On his turn Bob moves to a vertex "

@@ -1,6 +1,8 @@
 """TwiddlePuzzle: reach a target grid by rotating K x K subgrids 90 degrees counter-clockwise."""
 
-from ._classical_util import INVALID, ScrambledGridPuzzle, grid_match_reward, grid_text, parse_pairs
+from environments._common import grid_text, parse_pair_lines
+from environments._puzzles import ScrambledGridPuzzle, grid_match_reward
+from rlve_jax.env import INVALID
 
 
 def rotate(grid: list[list[int]], corner: list[int], k: int) -> None:
@@ -41,7 +43,7 @@ class TwiddlePuzzle(ScrambledGridPuzzle):
 
     def score(self, data, answer):
         grid, k = [row[:] for row in data["start"]], data["K"]
-        for i, j in parse_pairs(answer):
+        for i, j in parse_pair_lines(answer):
             if not (0 <= i <= len(grid) - k and 0 <= j <= len(grid[0]) - k):
                 return INVALID
             rotate(grid, [i, j], k)

@@ -1,8 +1,7 @@
 """TwoSAT: satisfy a 2-CNF formula with a planted solution."""
 
-from rlve_jax.env import Environment, FormatError, fraction_reward
-
-from ._logic_util import drop_last_token, grow_11, parse_exact_ints, ratio_knobs
+from environments._common import drop_last_tokens, parse_exact_ints
+from rlve_jax.env import Environment, FormatError, fraction_reward, grow_1p1, sweep
 
 
 def literal_text(variable: int, positive: bool) -> str:
@@ -13,8 +12,8 @@ class TwoSAT(Environment):
     name = "TwoSAT"
 
     def levels(self, difficulty):
-        n = grow_11(3, difficulty)
-        return [{"N": n, "M": int(m * n)} for m in ratio_knobs(1.0, 5.0)]
+        n = grow_1p1(3, difficulty)
+        return [{"N": n, "M": int(m * n)} for m in sweep(1.0, 5.0)]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -45,4 +44,4 @@ class TwoSAT(Environment):
         return fraction_reward(satisfied, len(data["clauses"]), beta=10)
 
     def perturb(self, problem, answer):
-        return drop_last_token(answer)
+        return drop_last_tokens(answer)

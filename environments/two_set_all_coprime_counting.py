@@ -1,7 +1,7 @@
 """TwoSet_AllCoprime_Counting: ordered pairs of disjoint subsets (S, T) with every cross pair coprime."""
 
-from environments._math_util import count_score, factorize, grow_by_tenth
-from rlve_jax.env import Environment
+from environments._numbers import factorize
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 
 def count_pairs(values: list[int]) -> int:
@@ -24,7 +24,7 @@ class TwoSet_AllCoprime_Counting(Environment):
     name = "TwoSet_AllCoprime_Counting"
 
     def levels(self, difficulty):
-        return [{"N": grow_by_tenth(8, difficulty)}]
+        return [{"N": grow_1p1(8, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -40,4 +40,4 @@ class TwoSet_AllCoprime_Counting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, int(data["reference"]), positive=True)
+        return score_count(answer, int(data["reference"]), positive=True)

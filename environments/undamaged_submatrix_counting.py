@@ -1,6 +1,6 @@
 """UndamagedSubmatrixCounting (C16): count the contiguous all-ones submatrices of a 0/1 matrix."""
 
-from rlve_jax.env import Environment, grow, parse_int, ratio_reward
+from rlve_jax.env import Environment, grow_1p1, score_count
 
 
 def count_all_ones_submatrices(matrix: list[list[int]]) -> int:
@@ -32,7 +32,7 @@ class UndamagedSubmatrixCounting(Environment):
     name = "UndamagedSubmatrixCounting"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow(3, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"MAX_N_M": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
@@ -50,9 +50,4 @@ class UndamagedSubmatrixCounting(Environment):
         )
 
     def score(self, data, answer):
-        value, reference = parse_int(answer), int(data["reference"])
-        if value < 0:
-            return -1.0
-        if value == 0:
-            return float(reference == 0)
-        return ratio_reward(value, reference, beta=10)
+        return score_count(answer, int(data["reference"]))

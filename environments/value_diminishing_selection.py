@@ -1,9 +1,8 @@
 """ValueDiminishingSelection: pick an ordered sequence of distinct items; each picked item is worth its W
 minus the R values of the items picked before it. Maximize the total."""
 
-from environments._heldout_util import INVALID, maximization_reward, times_1_1_plus_1
-from environments._optimb_util import repeat_first_token
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import maximization_reward, repeat_first_token
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints
 
 
 def total_gain(sequence: list[int], worth: list[int], decay: list[int]) -> int:
@@ -41,7 +40,7 @@ class ValueDiminishingSelection(Environment):
     name = "ValueDiminishingSelection"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

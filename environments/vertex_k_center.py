@@ -1,7 +1,8 @@
 """Vertex_KCenter: K vertices minimizing the largest distance from any vertex to its nearest chosen one."""
 
-from environments._graphb_util import (DENSITIES_002_09, all_pairs_distances, distinct_vertices, graph_text,
-                                       undirected_density_levels, weighted_density_graph)
+from environments._common import drop_last_tokens, parse_distinct_indices
+from environments._graphs import (DENSITIES_002_09, all_pairs_distances, density_levels, structure_text,
+                                  weighted_density_graph)
 from rlve_jax.env import Environment
 
 
@@ -51,7 +52,7 @@ class Vertex_KCenter(Environment):
 
     def levels(self, difficulty):
         n = 4 + difficulty
-        return undirected_density_levels(n, DENSITIES_002_09, min_edges=n - 1)
+        return density_levels(n, DENSITIES_002_09, min_edges=n - 1)
 
     def sample(self, params, rng):
         n = params["N"]
@@ -63,18 +64,18 @@ class Vertex_KCenter(Environment):
     def prompt(self, data):
         n, k = data["N"], data["K"]
         return (
-            graph_text("connected undirected graph", n, data["edges"], weight="length") +
+            structure_text("connected undirected graph", n, data["edges"], weight="length") +
             f"Choose exactly {k} distinct vertices as centres. For every vertex, consider its shortest-path "
             "distance to the nearest centre; minimize the largest of these distances.\n\n"
             f"Output Format: a single line with the {k} chosen vertices, separated by spaces."
         )
 
     def score(self, data, answer):
-        centres = distinct_vertices(answer, data["N"], data["K"])
-        if centres is None:
+        centres = parse_distinct_indices(answer, data["N"])
+        if centres is None or len(centres) != data["K"]:
             return -0.5
         return (data["optimum"] / covering_radius(all_pairs_distances(data["N"], data["edges"]), centres)) ** 5
 
     def perturb(self, problem, answer):
         """One centre too few: moving a centre may keep the radius."""
-        return " ".join(answer.split()[:-1])
+        return drop_last_tokens(answer)

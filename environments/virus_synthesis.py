@@ -1,8 +1,6 @@
 """VirusSynthesis: fewest operations (add a letter at an end, or append the reversed copy) to build a target."""
 
-from rlve_jax.env import Environment, parse_int
-
-from ._logic_util import grow_11
+from rlve_jax.env import Environment, grow_1p1, parse_int
 
 
 def build_cost(text: str, memo: dict[str, int] | None = None) -> int:
@@ -24,7 +22,7 @@ class VirusSynthesis(Environment):
     name = "VirusSynthesis"
 
     def levels(self, difficulty):
-        return [{"loose_MAX_N": grow_11(4, difficulty)}]
+        return [{"loose_MAX_N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         text = rng.choice("01")

@@ -2,9 +2,7 @@
 
 from fractions import Fraction
 
-from rlve_jax.env import Environment, FormatError, parse_ints
-
-from ._logic_util import grow_11
+from rlve_jax.env import Environment, FormatError, grow_1p1, parse_ints
 
 
 def visible_lines(lines: list[list[int]]) -> list[int]:
@@ -32,7 +30,7 @@ class VisibleLine(Environment):
     name = "VisibleLine"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(3, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -2,9 +2,8 @@
 building cost) so that every product can be carried downhill to a warehouse, minimizing building plus
 transport cost (ZJOI 2007)."""
 
-from environments._heldout_util import INVALID, minimization_reward, times_1_1_plus_1
-from environments._optimb_util import repeat_first_token
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import minimization_reward, repeat_first_token
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints
 
 
 def total_cost(distance: list[int], products: list[int], build: list[int], sites: set[int]) -> int | None:
@@ -44,7 +43,7 @@ class WarehouseConstruction(Environment):
     name = "WarehouseConstruction"
 
     def levels(self, difficulty):
-        return [{"N": grow(4, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,8 +1,8 @@
 """WeightedBinaryTree: among binary trees with inorder 0..N-1, find the one maximizing the score
 score(left) x score(right) + d[root] (empty subtree 1, leaf d) and give its preorder (NOIP 2003)."""
 
-from environments._heldout_util import INVALID, is_permutation, maximization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, grow, parse_ints
+from environments._common import is_permutation, maximization_reward
+from rlve_jax.env import INVALID, Environment, grow_1p1, parse_ints
 
 
 def tree_score(preorder: list[int], points: list[int]) -> int | None:
@@ -53,7 +53,7 @@ class WeightedBinaryTree(Environment):
     name = "WeightedBinaryTree"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,8 +1,7 @@
 """WeightedLIS: indices with non-decreasing A values maximising the sum of their B weights."""
 
-from rlve_jax.env import Environment, fraction_reward
-
-from ._classical_util import INVALID, grow_11, parse_indices
+from environments._common import drop_last_tokens, parse_increasing_indices
+from rlve_jax.env import INVALID, Environment, fraction_reward, grow_1p1
 
 
 def heaviest_chain(a: list[int], b: list[int]) -> list[int]:
@@ -24,7 +23,7 @@ class WeightedLIS(Environment):
     name = "WeightedLIS"
 
     def levels(self, difficulty):
-        return [{"N": grow_11(4, difficulty)}]
+        return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -43,7 +42,7 @@ class WeightedLIS(Environment):
         )
 
     def score(self, data, answer):
-        indices = parse_indices(answer, len(data["A"]))
+        indices = parse_increasing_indices(answer, len(data["A"]))
         if indices is None or any(data["A"][i] > data["A"][j] for i, j in zip(indices, indices[1:])):
             return INVALID
         return fraction_reward(sum(data["B"][i] for i in indices), data["best"], 5)
@@ -52,4 +51,4 @@ class WeightedLIS(Environment):
         return " ".join(map(str, heaviest_chain(problem.data["A"], problem.data["B"])))
 
     def perturb(self, problem, answer):
-        return " ".join(answer.split()[:-1])  # one index fewer: a lighter chain
+        return drop_last_tokens(answer)  # one index fewer: a lighter chain

@@ -1,8 +1,7 @@
 """WhackAMole: one fixed r x c hammer clears a full block per swing; fewest swings to clear the grid."""
 
-from rlve_jax.env import Environment
-
-from ._classical_util import exact_int_score, grid_text, grow_11
+from environments._common import ExactIntegerEnvironment, grid_text
+from rlve_jax.env import grow_1p1
 
 
 def clears(grid: list[list[int]], r: int, c: int) -> bool:
@@ -32,11 +31,11 @@ def fewest_swings(grid: list[list[int]]) -> int:
                if total % (r * c) == 0 and clears(grid, r, c))
 
 
-class WhackAMole(Environment):
+class WhackAMole(ExactIntegerEnvironment):
     name = "WhackAMole"
 
     def levels(self, difficulty):
-        return [{"MAX_N_M": grow_11(3, difficulty)}]
+        return [{"MAX_N_M": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
@@ -64,6 +63,3 @@ class WhackAMole(Environment):
             "all moles?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return exact_int_score(answer, int(data["reference"]))

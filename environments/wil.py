@@ -3,8 +3,8 @@ sum is at most P (POI 2015 "Wilcze doly")."""
 
 from itertools import accumulate
 
-from environments._heldout_util import INVALID, maximization_reward, times_1_1_plus_1
-from rlve_jax.env import Environment, FormatError, grow, parse_ints
+from environments._common import maximization_reward
+from rlve_jax.env import INVALID, Environment, FormatError, grow_1p1, parse_ints
 
 
 def longest_interval(values: list[int], width: int, budget: int) -> tuple[int, list[int]]:
@@ -26,7 +26,7 @@ class WIL(Environment):
     name = "WIL"
 
     def levels(self, difficulty):
-        return [{"N": grow(3, times_1_1_plus_1, difficulty)}]
+        return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]

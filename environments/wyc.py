@@ -1,7 +1,7 @@
 """WYC (POI 2015 Wycieczki): the total weight of the K-th lightest walk in a digraph with weights 1-3."""
 
-from environments._combob_util import CountingEnvironment
-from environments._graphb_util import graph_text
+from environments._common import CountingEnvironment
+from environments._graphs import structure_text
 
 
 def kth_walk_weight(n: int, edges: list[list[int]], k: int) -> int | None:
@@ -24,7 +24,7 @@ def kth_walk_weight(n: int, edges: list[list[int]], k: int) -> int | None:
 
 class WYC(CountingEnvironment):
     name = "WYC"
-    zero_answer_is_format_error = True  # "≤0 → -1"
+    positive_only = True  # "≤0 → -1"
 
     def levels(self, difficulty):
         return [{"MAX_K": 5 * 2 ** difficulty, "N": n} for n in range(2, 9)]
@@ -42,7 +42,7 @@ class WYC(CountingEnvironment):
     def prompt(self, data):
         n, k = data["N"], data["K"]
         return (
-            graph_text("directed graph", n, data["edges"], weight="weight", directed=True) +
+            structure_text("directed graph", n, data["edges"], weight="weight", directed=True) +
             "Consider all walks in this graph with at least one edge: a walk may start and end at any vertex and "
             "may repeat vertices and edges; two walks are different if their sequences of edges differ. The weight "
             "of a walk is the sum of the weights of its edges (counted with repetition). Sort all walks by weight "

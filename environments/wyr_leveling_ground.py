@@ -2,9 +2,9 @@
 that bring every height to zero (POI "Leveling Ground")."""
 
 import heapq
-import math
 
-from rlve_jax.env import Environment, grow, parse_int
+from environments._common import ExactIntegerEnvironment
+from rlve_jax.env import grow_1p1
 
 
 def extended_gcd(a: int, b: int) -> tuple[int, int, int]:
@@ -51,11 +51,11 @@ def min_operations(heights: list[int], a: int, b: int) -> int:
     return sum(cost(x, y) for x, y in zip(xs, ys)) // 2
 
 
-class WYRLevelingGround(Environment):
+class WYRLevelingGround(ExactIntegerEnvironment):
     name = "WYRLevelingGround"
 
     def levels(self, difficulty):
-        return [{"N": grow(2, lambda x: int(1.1 * x + 1), difficulty)}]
+        return [{"N": grow_1p1(2, difficulty)}]
 
     def sample(self, params, rng):
         n = params["N"]
@@ -75,6 +75,3 @@ class WYRLevelingGround(Environment):
             "What is the minimum number of operations needed to make every element equal to 0?\n\n"
             "Output Format: a single integer."
         )
-
-    def score(self, data, answer):
-        return float(parse_int(answer) == int(data["reference"]))

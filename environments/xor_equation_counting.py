@@ -2,8 +2,8 @@
 
 from math import comb
 
-from environments._combob_util import ModCountingEnvironment
-from rlve_jax.env import grow
+from environments._common import ModCountingEnvironment
+from rlve_jax.env import grow_1p1
 
 MOD = 10000
 RANGES = (3, 7, 31, 127, 1023, 4095, 32767, 131071, 1048575)
@@ -49,7 +49,7 @@ class XorEquationCounting(ModCountingEnvironment):
     name = "XorEquationCounting"
 
     def levels(self, difficulty):
-        n = grow(2, lambda x: int(1.1 * x + 1), difficulty)
+        n = grow_1p1(2, difficulty)
         return [{"N": n, "RANGE": r} for r in RANGES]
 
     def sample(self, params, rng):

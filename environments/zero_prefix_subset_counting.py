@@ -2,9 +2,7 @@
 
 import random
 
-from rlve_jax.env import Environment
-
-from ._logic_util import count_score
+from rlve_jax.env import Environment, score_count
 
 
 def prefix_free_subsets(words: list[str]) -> int:
@@ -61,7 +59,7 @@ class ZeroPrefixSubsetCounting(Environment):
         )
 
     def score(self, data, answer):
-        return count_score(answer, data["answer"])
+        return score_count(answer, data["answer"])
 
     def reference(self, problem):
         return str(problem.data["answer"])

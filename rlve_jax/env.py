@@ -16,6 +16,7 @@ import re
 from typing import Any, ClassVar, Sequence
 
 FORMAT_ERROR_REWARD = -1.0
+INVALID = -0.5  # the usual reward for a parseable but infeasible answer (the catalog says where it differs)
 ACCURACY_TOLERANCE = 1e-6
 MAX_ANSWER_CHARS = 100_000  # longer extracted answers are a format error, never parsed
 
@@ -188,7 +189,7 @@ def parse_int_rows(text: str) -> list[list[int]]:
 
 
 # ---------------------------------------------------------------------------
-# Reward shapes used across the gym (rlve_reference.md section a)
+# Reward shapes and single-integer scorers used across the gym (rlve_reference.md section a)
 
 
 def ratio_reward(answer: float, reference: float, beta: float) -> float:
@@ -210,11 +211,59 @@ def positional_match_reward(answer: Sequence[Any], gold: Sequence[Any], beta: fl
     return fraction_reward(sum(a == g for a, g in zip(answer, gold)), len(gold), beta)
 
 
+def score_exact(answer: str, gold: int) -> float:
+    """Binary single-integer answers: 1 for the gold integer, else 0."""
+    return float(parse_int(answer) == gold)
+
+
+def score_mod(answer: str, gold: int, mod: int) -> float:
+    """'Answer modulo MOD' environments: an integer outside [0, MOD) is invalid (-0.5), else exact 1 / 0."""
+    value = parse_int(answer)
+    if not 0 <= value < mod:
+        return INVALID
+    return float(value == gold)
+
+
+def score_count(answer: str, gold: int, beta: float = 10, positive: bool = False) -> float:
+    """Counting answers: (min/max)^beta; a negative (with `positive`, also a zero) answer gets -1.
+
+    A gold count of 0 is matched only by 0 (ratio_reward).
+    """
+    value = parse_int(answer)
+    if value < 0 or (positive and value == 0):
+        return FORMAT_ERROR_REWARD
+    return ratio_reward(value, gold, beta)
+
+
+# ---------------------------------------------------------------------------
+# Difficulty levels: the controllers' growth rules and knob sweeps (rlve_reference.md section a)
+
+
 def grow(x: int, rule, times: int) -> int:
-    """Apply a controller growth rule `times` times, e.g. grow(3, lambda x: int(1.1 * x + 1), d)."""
+    """Apply a controller growth rule `times` times, e.g. grow(3, lambda x: 2 * x, d)."""
     for _ in range(times):
         x = rule(x)
     return x
+
+
+def grow_1p1(x: int, times: int) -> int:
+    """The controllers' most common rule x <- floor(1.1 x + 1), `times` times: 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, ..."""
+    for _ in range(times):
+        x = int(1.1 * x + 1)
+    return x
+
+
+def grow_1p5(x: int, times: int) -> int:
+    """The rule x <- floor(1.5 x), `times` times: 10, 15, 22, 33, 49, ..."""
+    for _ in range(times):
+        x = int(1.5 * x)
+    return x
+
+
+def sweep(low: float, high: float, step: float = 0.1) -> tuple[float, ...]:
+    """A controller's knob sweep low, low + step, ..., high (e.g. edge densities 0.1..0.9), printing cleanly."""
+    count = round((high - low) / step)
+    return tuple(round(low + k * step, 6) for k in range(count + 1))
 
 
 # ---------------------------------------------------------------------------

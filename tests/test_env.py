@@ -2,8 +2,9 @@
 
 import pytest
 
-from rlve_jax.env import (ANSWER_TAGS, BOXED, FormatError, Problem, Verdict, extract_answer, parse_float,
-                          parse_int, parse_ints, ratio_reward)
+from rlve_jax.env import (ANSWER_TAGS, BOXED, INVALID, FormatError, Problem, Verdict, extract_answer, grow, grow_1p1,
+                          grow_1p5, parse_float, parse_int, parse_ints, ratio_reward, score_count, score_exact,
+                          score_mod, sweep)
 
 
 @pytest.mark.parametrize("output, expected", [
@@ -68,6 +69,27 @@ def test_ratio_reward():
     assert ratio_reward(20, 10, 2) == 0.25
     assert ratio_reward(0, 0, 10) == 1.0
     assert ratio_reward(0, 3, 10) == 0.0
+
+
+def test_single_integer_scorers():
+    assert score_exact("7", 7) == 1.0 and score_exact("-7", 7) == 0.0
+    assert score_mod("3", 3, 5) == 1.0 and score_mod("4", 3, 5) == 0.0
+    assert score_mod("5", 3, 5) == INVALID and score_mod("-1", 3, 5) == INVALID
+    assert score_count("5", 10, beta=1) == 0.5 and score_count("0", 0) == 1.0
+    assert score_count("-1", 3) == -1.0 and score_count("0", 3, positive=True) == -1.0
+    for scorer in (lambda a: score_exact(a, 1), lambda a: score_mod(a, 1, 5), lambda a: score_count(a, 1)):
+        with pytest.raises(FormatError):
+            scorer("1.0")
+
+
+def test_growth_rules_and_sweeps():
+    assert [grow_1p1(3, d) for d in range(11)] == [3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16]
+    assert [grow_1p5(10, d) for d in range(5)] == [10, 15, 22, 33, 49]
+    assert grow_1p1(7, 30) == grow(7, lambda x: int(1.1 * x + 1), 30)
+    assert grow_1p5(5, 30) == grow(5, lambda x: int(1.5 * x), 30)
+    assert sweep(0.1, 0.9) == (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+    assert sweep(1.0, 3.0) == tuple(round(1.0 + 0.1 * i, 1) for i in range(21))
+    assert sweep(0.01, 0.15, 0.01)[-1] == 0.15
 
 
 def test_problem_json_round_trip():

@@ -8,7 +8,8 @@ from math import comb, factorial
 
 import pytest
 
-from environments._combob_util import count_under_exact_maxima, random_tree_edges
+from environments._common import random_tree
+from environments._numbers import count_under_exact_maxima
 from environments.ldstwo_counting import count_321_avoiding_with_fixed_point
 from environments.maximum_subsequence_num import distinct_subsequences, greedy_extension
 from environments.money_charging_game import MOD as MONEY_MOD, precedence_probability
@@ -177,7 +178,7 @@ def test_money_charging_game_matches_enumeration():
     for _ in range(10):
         n = rng.randint(1, 4)
         weights = [[rng.randint(1, 3) for _ in range(3)] for _ in range(n)]
-        edges = random_tree_edges(n, rng)
+        edges = random_tree(n, rng, "shuffle")
         total = Fraction(0)
         for drawn in product((1, 2, 3), repeat=n):
             chance = Fraction(1)

@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from environments._grapha_util import random_connected_graph, random_pairs, random_tree
+from environments._common import random_tree
+from environments._graphs import random_connected_graph, random_pairs
 from environments.coloring_counting import colors_used_total
 from environments.cycle_counting import count_simple_cycles
 from environments.graph_contain_tree_counting import count_tree_embeddings
@@ -60,13 +61,13 @@ def test_counting_solvers_match_brute_force():
     rng = random.Random(0)
     for _ in range(40):
         n = rng.randint(2, 5)
-        graph = random_pairs(rng, n, rng.randint(1, n * (n - 1) // 2))
+        graph = random_pairs(n, rng.randint(1, n * (n - 1) // 2), rng)
         degree = [sum(v in e for e in graph) for v in range(n)]
         caps = [rng.randint(d, 2 * d) for d in degree]
         colorings = itertools.product(*(range(c + 1) for c in caps))
         expected = sum(len(set(c)) for c in colorings if all(c[u] != c[v] for u, v in graph))
         assert colors_used_total(n, graph, caps) == expected
-        tree = random_tree(rng, n)
+        tree = random_tree(n, rng)
         edge_set = {tuple(sorted(e)) for e in graph}
         bijections = sum(all(tuple(sorted((p[a], p[b]))) in edge_set for a, b in tree)
                          for p in itertools.permutations(range(n)))
@@ -168,7 +169,7 @@ def test_tree_path_rewards():
     rng = random.Random(1)
     for _ in range(30):
         n = rng.randint(2, 7)
-        tree = random_tree(rng, n)
+        tree = random_tree(n, rng)
         k = rng.randint(1, 2)
         paths = []
         for u, v in itertools.combinations_with_replacement(range(n), 2):
@@ -231,7 +232,7 @@ def test_minimum_spanning_tree_counting():
     rng = random.Random(2)
     for _ in range(20):
         n = rng.randint(2, 5)
-        pairs = random_connected_graph(rng, n, rng.randint(n - 1, n * (n - 1) // 2))
+        pairs = random_connected_graph(n, rng.randint(n - 1, n * (n - 1) // 2), rng)
         edges = [[u, v, rng.randint(1, 2)] for u, v in pairs]
         weights = {}
         for subset in itertools.combinations(edges, n - 1):

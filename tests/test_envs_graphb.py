@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from environments._graphb_util import all_pairs_distances, is_spanning_tree, prufer_tree, random_connected_graph
+from environments._common import prufer_tree
+from environments._graphs import all_pairs_distances, is_spanning_tree, prufer_connected_graph
 from environments.min_path_cover_dag import min_weight_edge_cover
 from environments.minimum_steiner_tree import steiner_tree
 from environments.minimum_weighted_spanning_tree import depth_weighted_cost, min_depth_weighted_tree
@@ -40,7 +41,7 @@ def reward(name: str, data: dict, answer: str) -> float:
 
 
 def random_weighted_graph(n: int, low: int, high: int) -> list[list[int]]:
-    pairs = random_connected_graph(n, RNG.randint(n - 1, n * (n - 1) // 2), RNG)
+    pairs = prufer_connected_graph(n, RNG.randint(n - 1, n * (n - 1) // 2), RNG)
     return [[u, v, RNG.randint(low, high)] for u, v in pairs]
 
 

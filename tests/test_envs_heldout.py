@@ -10,7 +10,8 @@ from functools import lru_cache, reduce
 
 import pytest
 
-from environments import _heldout_util as util
+from environments._common import adjacency, grid_text, random_tree
+from environments._formulas import Arithmetic, ArithmeticBoundError
 from environments.baj_bytecomputer import min_operations
 from environments.banned_point_superset_path_counting import count_paths, submasks
 from environments.banyan_heart import possible_hearts
@@ -29,7 +30,7 @@ from environments.minimum_dominating_interval import cheapest_points, hit_cost
 from environments.most_component_tree_removing_two_paths import most_components
 from environments.stone_intervals_game import alice_total
 from rlve_jax import registry
-from rlve_jax.env import Problem
+from rlve_jax.env import FormatError, Problem
 
 
 def reward(name: str, data: dict, answer: str) -> float:
@@ -57,15 +58,15 @@ def test_countdown_power_tower_is_rejected_quickly():
 
 
 def test_arithmetic_parser_bounds_powers_and_never_evaluates_code():
-    with pytest.raises(util.ArithmeticBoundError):
-        util.Arithmetic("7**5**8**7*1", allow_power=True).value()
-    with pytest.raises(util.ArithmeticBoundError):
-        util.Arithmetic("2**4096", allow_power=True).value()
-    assert util.Arithmetic("2**10 - 3*(4 - 6)/2", allow_power=True).value() == 1027
-    assert util.Arithmetic("-2**2", allow_power=True).value() == -4
+    with pytest.raises(ArithmeticBoundError):
+        Arithmetic("7**5**8**7*1", allow_power=True).value()
+    with pytest.raises(ArithmeticBoundError):
+        Arithmetic("2**4096", allow_power=True).value()
+    assert Arithmetic("2**10 - 3*(4 - 6)/2", allow_power=True).value() == 1027
+    assert Arithmetic("-2**2", allow_power=True).value() == -4
     for bad in ("__import__('os')", "2 ** 3", "1e5", "3.5", "(1", "1)", "", "07", "(" * 100 + "1" + ")" * 100):
-        with pytest.raises(util.FormatError):
-            util.Arithmetic(bad).value()
+        with pytest.raises(FormatError):
+            Arithmetic(bad).value()
 
 
 def test_countdown_reward_threshold_and_invalid_answers():
@@ -104,7 +105,7 @@ def test_countdown_threshold_is_the_best_reachable_value():
 
 def test_countdown_search_finds_exact_hits_with_many_operands():
     found = ExpressionSearch([3, 7, 9, 11, 2, 5, 8], budget=150_000).closest(200, max_side=5, stop_at_exact=True)
-    assert found is not None and util.Arithmetic(found[1]).value() == 200
+    assert found is not None and Arithmetic(found[1]).value() == 200
 
 
 # ---------------------------------------------------------------------------
@@ -149,8 +150,8 @@ def test_futoshiki_inequalities_givens_and_latin():
 def test_skyscraper_matching_clues():
     gold = [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
     data = {"N": 3, "clues": {"top": [3, 2, 1], "bottom": [1, 2, 2], "left": [3, 2, 1], "right": [1, 2, 2]},
-            "reference": util.grid_text(gold)}
-    assert reward("SkyscraperPuzzle", data, util.grid_text(gold)) == 1.0
+            "reference": grid_text(gold)}
+    assert reward("SkyscraperPuzzle", data, grid_text(gold)) == 1.0
     assert reward("SkyscraperPuzzle", data, "0 1 2\n2 0 1\n1 2 0") == pytest.approx(0.5 ** 10)
     assert reward("SkyscraperPuzzle", data, "0 1 2\n0 1 2\n0 1 2") == -0.5
     assert reward("SkyscraperPuzzle", data, "0 1 2\n1 2 0") == -1.0
@@ -293,11 +294,11 @@ def _random_trees(count: int, max_n: int, seed: int):
     rng = random.Random(seed)
     for _ in range(count):
         n = rng.randint(1, max_n)
-        yield rng, n, util.random_tree(n, rng)
+        yield rng, n, random_tree(n, rng, "coin")
 
 
 def _brute_hearts(n: int, edges: list[list[int]]) -> list[bool]:
-    neighbours = util.adjacency(n + 1, edges)
+    neighbours = adjacency(n + 1, edges, sort=True)
     toward = {}
     for b in range(1, n + 1):
         parent, order = {b: b}, [b]

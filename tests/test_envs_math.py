@@ -17,9 +17,10 @@ from environments import (bezout_identity, clear_symmetry, delta_min_popcount, m
                           prefix_product_mod_distinct_permutation, prefix_sum_mod_distinct_permutation,
                           recursive_function, self_power_sequence_mod, sum_pseudo_euclidean,
                           two_set_all_coprime_counting)
-from environments._math_util import count_score, euler_phi, parse_expression
+from environments._formulas import parse_expression
+from environments._numbers import euler_phi
 from rlve_jax import registry
-from rlve_jax.env import FormatError, Problem
+from rlve_jax.env import FormatError, Problem, score_count
 
 
 def score(name: str, data: dict, answer: str) -> float:
@@ -33,15 +34,15 @@ def score(name: str, data: dict, answer: str) -> float:
 # Shared reward shape
 
 
-def test_count_score():
-    assert count_score("10", 10) == 1.0
-    assert count_score("5", 10) == pytest.approx(0.5**10)
-    assert count_score("20", 10) == pytest.approx(0.5**10)
-    assert count_score("0", 0) == 1.0 and count_score("3", 0) == 0.0 and count_score("0", 3) == 0.0
-    assert count_score("-1", 3) == -1.0
-    assert count_score("0", 3, positive=True) == -1.0
+def test_score_count():
+    assert score_count("10", 10) == 1.0
+    assert score_count("5", 10) == pytest.approx(0.5**10)
+    assert score_count("20", 10) == pytest.approx(0.5**10)
+    assert score_count("0", 0) == 1.0 and score_count("3", 0) == 0.0 and score_count("0", 3) == 0.0
+    assert score_count("-1", 3) == -1.0
+    assert score_count("0", 3, positive=True) == -1.0
     with pytest.raises(FormatError):
-        count_score("1.5", 3)
+        score_count("1.5", 3)
 
 
 # ---------------------------------------------------------------------------

@@ -7,9 +7,9 @@ from fractions import Fraction
 
 import pytest
 
-from environments._combob_util import random_tree_edges
-from environments._optima_util import (longest_non_decreasing, min_cost_assignment, sparse_min_cost_assignment,
-                                       tree_distances)
+from environments._common import (longest_non_decreasing, min_cost_assignment, random_tree,
+                                  sparse_min_cost_assignment)
+from environments._graphs import all_pairs_distances
 from environments.axis_k_center import best_centers, total_distance
 from environments.bez_minimalist_security import extreme_assignment
 from environments.circulating_grid import changes, fewest_changes, target
@@ -217,8 +217,8 @@ def test_gas_greedy_matches_partition_dp():
     """The POI greedy against an exhaustive DP over partitions of the rooms into served groups."""
     for rng in rngs(200):
         n = rng.randint(1, 8)
-        edges = random_tree_edges(n, rng)
-        distances = tree_distances(n, edges)
+        edges = random_tree(n, rng, "shuffle")
+        distances = all_pairs_distances(n, edges)
         k, s = rng.randint(1, max(1, max(map(max, distances)))), rng.randint(1, n)
         balls = [sum(1 << u for u in range(n) if distances[v][u] <= k) for v in range(n)]
         fewest = [0] + [n + 1] * ((1 << n) - 1)
@@ -436,8 +436,8 @@ def test_min_cost_reducing_lnds():
 def test_min_cost_tree_coverage():
     for rng in rngs():
         n = rng.randint(1, 8)
-        edges = random_tree_edges(n, rng)
-        distances = tree_distances(n, edges)
+        edges = random_tree(n, rng, "shuffle")
+        distances = all_pairs_distances(n, edges)
         required = [v for v in range(n) if rng.random() < 0.5] or [0]
         reach, weights = rng.randint(0, 3), [rng.randint(1, n) for _ in range(n)]
 

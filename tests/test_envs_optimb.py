@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from environments._optimb_util import min_cost_assignment
+from environments._common import min_cost_assignment
 from environments.min_cube_assignment import assignment_cost, cheapest_levels, is_feasible
 from environments.min_pair_sum_multiplication_permutation import min_product_permutation, sums
 from environments.minimum_dominating_set_grid import cheapest_dominating_set, undominated_cells

@@ -1,147 +1,18 @@
-"""Helpers shared by the number-theory and mathematics environments (issue 15).
-
-Besides the counting reward and a few number-theory routines, this holds the restricted
-expression language of Differentiate and Integral: model formulas are parsed with a
-whitelisted AST walk (never sympify/eval), then evaluated by our own code, in complex
-float64 on the 1024-point grid and in 140-digit mpmath at a few points.
-"""
+"""Restricted parsers for model-written expressions, never eval/sympify: the formula language of
+Differentiate and Integral (a whitelisted AST walk, evaluated by our own code in complex float64 on a
+1024-point grid and in 140-digit mpmath at a few points) and the integer arithmetic of CountdownClose."""
 
 from __future__ import annotations
 
 import ast
 import functools
-import math
 import re
 from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
 
-from rlve_jax.env import Environment, FormatError, parse_int, parse_ints, ratio_reward
-
-# ---------------------------------------------------------------------------
-# Rewards
-
-
-def count_score(answer: str, reference: int, beta: float = 10, positive: bool = False) -> float:
-    """Counting answers: (min/max)^beta; a negative (or, if `positive`, non-positive) answer is -1.
-
-    When the reference is 0 only the answer 0 earns 1 (ratio_reward).
-    """
-    value = parse_int(answer)
-    if value < 0 or (positive and value == 0):
-        return -1.0
-    return ratio_reward(value, reference, beta)
-
-
-def modular_score(answer: str, modulus: int, reference: str) -> float:
-    """'Answer mod MOD' environments: outside [0, MOD) is -0.5, then exact 1 / 0."""
-    value = parse_int(answer)
-    if not 0 <= value < modulus:
-        return -0.5
-    return float(value == int(reference))
-
-
-def parse_pair(answer: str) -> tuple[int, int]:
-    """Exactly two integers; any other shape is a format error."""
-    values = parse_ints(answer)
-    if len(values) != 2:
-        raise FormatError("expected two integers")
-    return values[0], values[1]
-
-
-def prefix_residue_score(answer: str, n: int, combine) -> float:
-    """Permutation of 1..n scored by (#distinct prefix residues / n)^10; not a permutation is -0.5."""
-    values = parse_ints(answer)
-    if sorted(values) != list(range(1, n + 1)):
-        return -0.5
-    residues, prefix = set(), None
-    for v in values:
-        prefix = v % n if prefix is None else combine(prefix, v) % n
-        residues.add(prefix)
-    return (len(residues) / n) ** 10
-
-
-def prefix_residue_prompt(n: int, noun: str, symbol: str) -> str:
-    return (
-        f"Find a permutation a_1, ..., a_{n} of the integers 1 to {n} such that the prefix {noun} "
-        f"a_1, a_1{symbol}a_2, ..., a_1{symbol}a_2{symbol}...{symbol}a_{n} are pairwise distinct modulo {n} "
-        f"(so their remainders are exactly 0, 1, ..., {n - 1} in some order).\n\n"
-        f"Output Format: a single line with the {n} numbers separated by spaces."
-    )
-
-
-def grow_by_half(start: int, difficulty: int) -> int:
-    """The common 'x <- floor(1.5 x) per level' controller rule."""
-    for _ in range(difficulty):
-        start = start * 3 // 2
-    return start
-
-
-def grow_by_tenth(start: int, difficulty: int) -> int:
-    """The common 'x <- floor(1.1 x + 1) per level' controller rule (exact integer arithmetic)."""
-    for _ in range(difficulty):
-        start = (11 * start + 10) // 10
-    return start
-
-
-# ---------------------------------------------------------------------------
-# Number theory
-
-
-def factorize(n: int) -> dict[int, int]:
-    """Prime factorisation of a small positive integer by trial division."""
-    factors: dict[int, int] = {}
-    p = 2
-    while p * p <= n:
-        while n % p == 0:
-            factors[p] = factors.get(p, 0) + 1
-            n //= p
-        p += 1 if p == 2 else 2
-    if n > 1:
-        factors[n] = factors.get(n, 0) + 1
-    return factors
-
-
-def euler_phi(n: int) -> int:
-    result = n
-    for p in factorize(n):
-        result -= result // p
-    return result
-
-
-def is_prime(n: int) -> bool:
-    """Deterministic Miller-Rabin for n < 3.3e24, a strong probable-prime test above."""
-    if n < 2:
-        return False
-    small = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
-    for p in small:
-        if n % p == 0:
-            return n == p
-    d, s = n - 1, 0
-    while d % 2 == 0:
-        d, s = d // 2, s + 1
-    for a in small:
-        y = pow(a, d, n)
-        if y in (1, n - 1):
-            continue
-        for _ in range(s - 1):
-            y = y * y % n
-            if y == n - 1:
-                break
-        else:
-            return False
-    return True
-
-
-def primes_up_to(n: int) -> list[int]:
-    sieve = bytearray([1]) * (n + 1)
-    sieve[:2] = b"\x00\x00"[: n + 1]
-    for p in range(2, math.isqrt(n) + 1):
-        if sieve[p]:
-            sieve[p * p::p] = bytes(len(range(p * p, n + 1, p)))
-    return [p for p in range(n + 1) if sieve[p]]
-
+from rlve_jax.env import Environment, FormatError
 
 # ---------------------------------------------------------------------------
 # Restricted expressions: x, numbers, E, pi, + - * / ** (or ^), and whitelisted functions.
@@ -490,28 +361,155 @@ class FormulaEnvironment(Environment):
 
 
 # ---------------------------------------------------------------------------
-# Polynomials with integer coefficients (constant term first)
+# Restricted arithmetic: parse model expressions without eval
 
 
-def format_polynomial(coefficients: list[int]) -> str:
-    """'2*x^3 - x + 5' from coefficients listed from the constant term up."""
-    terms = []
-    for power in range(len(coefficients) - 1, -1, -1):
-        c = coefficients[power]
-        if c == 0:
-            continue
-        monomial = "" if power == 0 else "x" if power == 1 else f"x^{power}"
-        body = str(abs(c)) if not monomial else monomial if abs(c) == 1 else f"{abs(c)}*{monomial}"
-        terms.append(("-" if c < 0 else "+", body))
-    if not terms:
-        return "0"
-    (first_sign, first_body), rest = terms[0], terms[1:]
-    return ("-" if first_sign == "-" else "") + first_body + "".join(f" {sign} {body}" for sign, body in rest)
+class ArithmeticBoundError(FormatError):
+    """An expression whose exponents or intermediate values exceed the allowed bounds."""
 
 
-def multiply_polynomials(p: list[int], q: list[int]) -> list[int]:
-    result = [0] * (len(p) + len(q) - 1)
-    for i, a in enumerate(p):
-        for j, b in enumerate(q):
-            result[i + j] += a * b
-    return result
+_TOKEN = re.compile(r"\s*(?:(0|[1-9][0-9]*)|(\*\*|[-+*/()]))", re.ASCII)
+
+
+class Arithmetic:
+    """A parsed arithmetic expression over non-negative integer literals.
+
+    Grammar (Python precedence): sums of products of unary-signed powers of atoms;
+    `**` is right-associative and only accepted with `allow_power`. The parse is kept
+    in postfix form, so evaluation is iterative and bounded: every intermediate value
+    (numerator and denominator) must fit in `max_bits` bits and every exponent must be
+    an integer of absolute value at most `max_exponent`.
+    """
+
+    def __init__(self, text: str, *, allow_power: bool = False, max_chars: int = 2000,
+                 max_depth: int = 64, max_exponent: int = 64, max_bits: int = 4096):
+        if len(text) > max_chars:
+            raise FormatError("expression too long")
+        self.max_exponent, self.max_bits = max_exponent, max_bits
+        self._tokens = self._tokenize(text.strip(), allow_power)
+        self._pos, self._depth, self._max_depth = 0, 0, max_depth
+        self.postfix: list[int | str] = []
+        self._sum()
+        if self._pos != len(self._tokens):
+            raise FormatError("unexpected text after the expression")
+
+    @property
+    def literals(self) -> list[int]:
+        """The integer literals in order of appearance."""
+        return [t for t in self.postfix if isinstance(t, int)]
+
+    def value(self) -> Fraction:
+        """Exact value; raises ZeroDivisionError or ArithmeticBoundError."""
+        stack: list[Fraction] = []
+        for token in self.postfix:
+            if isinstance(token, int):
+                stack.append(Fraction(token))
+            elif token == "neg":
+                stack.append(-stack.pop())
+            else:
+                right, left = stack.pop(), stack.pop()
+                stack.append(self._apply(token, left, right))
+        return stack[0]
+
+    # -- parsing -------------------------------------------------------------
+    @staticmethod
+    def _tokenize(text: str, allow_power: bool) -> list[int | str]:
+        tokens: list[int | str] = []
+        pos = 0
+        while pos < len(text):
+            match = _TOKEN.match(text, pos)
+            if not match:
+                raise FormatError(f"unexpected character at {pos}")
+            number, symbol = match.groups()
+            if number is not None:
+                if len(number) > 100:
+                    raise FormatError("number literal too long")
+                tokens.append(int(number))
+            elif symbol == "**" and not allow_power:
+                raise FormatError("exponentiation is not allowed")
+            else:
+                tokens.append(symbol)
+            pos = match.end()
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+        if not tokens:
+            raise FormatError("empty expression")
+        return tokens
+
+    def _peek(self) -> int | str | None:
+        return self._tokens[self._pos] if self._pos < len(self._tokens) else None
+
+    def _enter(self) -> None:
+        self._depth += 1
+        if self._depth > self._max_depth:
+            raise FormatError("expression nested too deeply")
+
+    def _left_associative(self, operators: tuple[str, str], operand) -> None:
+        operand()
+        while self._peek() in operators:
+            op = self._tokens[self._pos]
+            self._pos += 1
+            operand()
+            self.postfix.append(op)
+
+    def _sum(self) -> None:
+        self._left_associative(("+", "-"), self._product)
+
+    def _product(self) -> None:
+        self._left_associative(("*", "/"), self._unary)
+
+    def _unary(self) -> None:
+        self._enter()
+        token = self._peek()
+        if token in ("+", "-"):
+            self._pos += 1
+            self._unary()
+            if token == "-":
+                self.postfix.append("neg")
+        else:
+            self._power()
+        self._depth -= 1
+
+    def _power(self) -> None:
+        self._atom()
+        if self._peek() == "**":
+            self._pos += 1
+            self._unary()  # right-associative, and the exponent may carry a sign
+            self.postfix.append("**")
+
+    def _atom(self) -> None:
+        token = self._peek()
+        if isinstance(token, int):
+            self._pos += 1
+            self.postfix.append(token)
+        elif token == "(":
+            self._enter()
+            self._pos += 1
+            self._sum()
+            if self._peek() != ")":
+                raise FormatError("unbalanced parentheses")
+            self._pos += 1
+            self._depth -= 1
+        else:
+            raise FormatError(f"unexpected token {token!r}")
+
+    # -- evaluation ----------------------------------------------------------
+    def _apply(self, op: str, left: Fraction, right: Fraction) -> Fraction:
+        if op == "+":
+            result = left + right
+        elif op == "-":
+            result = left - right
+        elif op == "*":
+            result = left * right
+        elif op == "/":
+            result = left / right  # ZeroDivisionError propagates
+        else:
+            if right.denominator != 1 or abs(right.numerator) > self.max_exponent:
+                raise ArithmeticBoundError("exponent out of bounds")
+            size = max(left.numerator.bit_length(), left.denominator.bit_length())
+            if size * abs(right.numerator) > self.max_bits:
+                raise ArithmeticBoundError("power too large")
+            result = left ** right.numerator
+        if max(result.numerator.bit_length(), result.denominator.bit_length()) > self.max_bits:
+            raise ArithmeticBoundError("intermediate value too large")
+        return result

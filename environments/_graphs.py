@@ -1,33 +1,34 @@
-"""Shared helpers for the graph environments of batch A: level sweeps, random graphs, answer parsing.
+"""Graph environments: knob sweeps and levels, random graphs, prompt text, shortest paths, exact solvers
+(bridges, cliques, colorings, covers) and the shared shapes of the coloring and vertex-set tasks.
 
-Everything here is deterministic given the `random.Random` passed in: pair lists are built in
-sorted order before sampling, and no set iteration order reaches an instance.
+Everything is deterministic given the `random.Random` passed in: candidate pair lists are built in
+sorted order before sampling, and no set iteration order reaches an instance. Trees, adjacency lists,
+BFS and union-find are in _common.
 """
 
 from __future__ import annotations
 
+import heapq
 import random
 from typing import ClassVar, Sequence
 
-from rlve_jax.env import Environment, FormatError, grow, parse_ints
-
+from environments._common import (DisjointSets, adjacency, bfs_distances, drop_last_tokens, edge_lines,
+                                  maximization_reward, minimization_reward, parse_distinct_indices, prufer_tree,
+                                  random_tree, weighted_adjacency)
+from rlve_jax.env import INVALID, Environment, parse_ints, sweep
 
 # ---------------------------------------------------------------------------
 # Difficulty levels
 
-
 # Knob sweeps of the original controllers (catalog notation {a..b}).
-DENSITIES_01_09 = tuple(round(0.1 * i, 2) for i in range(1, 10))
-DENSITIES_005_095 = tuple(round(0.05 + 0.1 * i, 2) for i in range(10))
+DENSITIES_01_09 = sweep(0.1, 0.9)
+DENSITIES_01_10 = sweep(0.1, 1.0)
+DENSITIES_005_095 = sweep(0.05, 0.95)
 DENSITIES_002_09 = (0.02, 0.05) + DENSITIES_01_09
 DENSITIES_002_095 = DENSITIES_002_09 + (0.95,)
-RATIOS_1_3 = tuple(round(1.0 + 0.1 * i, 1) for i in range(21))
-RATIOS_1_5 = tuple(round(1.0 + 0.1 * i, 1) for i in range(41))
-
-
-def grow_n(start: int, difficulty: int) -> int:
-    """The common controller rule N <- floor(1.1 N + 1), applied `difficulty` times."""
-    return grow(start, lambda n: int(1.1 * n + 1), difficulty)
+RATIOS_1_2 = sweep(1.0, 2.0)
+RATIOS_1_3 = sweep(1.0, 3.0)
+RATIOS_1_5 = sweep(1.0, 5.0)
 
 
 def pair_count(n: int, directed: bool = False) -> int:
@@ -47,80 +48,135 @@ def ratio_levels(n: int, ratios: Sequence[float]) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------
-# Random instances
+# Random graphs
 
 
-def random_pairs(rng: random.Random, n: int, m: int, directed: bool = False,
-                 exclude: Sequence[Sequence[int]] = ()) -> list[list[int]]:
-    """m distinct vertex pairs (u < v unless directed), none in `exclude` (either orientation if undirected)."""
-    taken = {tuple(p) if directed else tuple(sorted(p)) for p in exclude}
+def random_pairs(n: int, m: int, rng: random.Random, directed: bool = False,
+                 exclude: Sequence[Sequence[int]] = (), flip: bool = False) -> list[list[int]]:
+    """m distinct vertex pairs [u, v] (u < v unless directed; fewer if the graph fills up), none in `exclude`
+    (either orientation if undirected); with `flip`, each pair is then reversed on a coin toss."""
+    taken = {(e[0], e[1]) if directed else (min(e[0], e[1]), max(e[0], e[1])) for e in exclude}
     candidates = [(u, v) for u in range(n) for v in range(n)
                   if u != v and (directed or u < v) and (u, v) not in taken]
-    return [list(p) for p in rng.sample(candidates, min(m, len(candidates)))]
+    pairs = [list(p) for p in rng.sample(candidates, max(0, min(m, len(candidates))))]
+    return [p if rng.random() < 0.5 else p[::-1] for p in pairs] if flip else pairs
 
 
-def random_tree(rng: random.Random, n: int) -> list[list[int]]:
-    """A random recursive tree (each vertex hangs from a random earlier one) on shuffled labels 0..n-1."""
-    order = list(range(n))
-    rng.shuffle(order)
-    return [[order[rng.randrange(i)], order[i]] for i in range(1, n)]
-
-
-def random_connected_graph(rng: random.Random, n: int, m: int) -> list[list[int]]:
-    """A connected simple graph: a random spanning tree plus random extra edges, m in total, shuffled."""
-    edges = random_tree(rng, n)
-    edges += random_pairs(rng, n, m - len(edges), exclude=edges)
+def random_connected_graph(n: int, m: int, rng: random.Random) -> list[list[int]]:
+    """A connected simple graph: a random recursive spanning tree plus random extra edges, m in total,
+    shuffled, each edge then flipped on a coin toss."""
+    edges = random_tree(n, rng)
+    edges += random_pairs(n, m - len(edges), rng, exclude=edges)
     rng.shuffle(edges)
     return [e if rng.random() < 0.5 else e[::-1] for e in edges]
 
 
+def prufer_connected_graph(n: int, m: int, rng: random.Random) -> list[list[int]]:
+    """A connected simple graph with m >= n-1 edges: a uniform (Prüfer) spanning tree plus random extra
+    edges (each flipped on a coin toss), shuffled."""
+    edges = prufer_tree(n, rng)
+    edges += random_pairs(n, m - len(edges), rng, exclude=edges, flip=True)
+    rng.shuffle(edges)
+    return edges
+
+
+def weighted_density_graph(params: dict, low: int, high: int, rng: random.Random) -> list[list[int]]:
+    """A connected graph with floor(edge_density * N(N-1)/2) edges, each weighted U[low, high]."""
+    n = params["N"]
+    pairs = prufer_connected_graph(n, int(params["edge_density"] * n * (n - 1) / 2), rng)
+    return [[u, v, rng.randint(low, high)] for u, v in pairs]
+
+
 # ---------------------------------------------------------------------------
-# Graph structure and exact solvers
+# Prompt text
+
+WEIGHTED_EDGES = ", each written as (u, v, w) for an edge between u and v with weight w"
+WEIGHTED_ARCS = ", each written as (s, t, w) for an edge from s to t with weight w"
 
 
-def adjacency_sets(n: int, edges: Sequence[Sequence[int]]) -> list[set[int]]:
-    adjacent: list[set[int]] = [set() for _ in range(n)]
-    for u, v in (e[:2] for e in edges):
-        adjacent[u].add(v)
-        adjacent[v].add(u)
-    return adjacent
+def graph_text(n: int, edges: Sequence[Sequence[int]], directed: bool = False, edge_form: str = "") -> str:
+    """The opening of a graph prompt: vertex labels and the edge list (`edge_form` explains tuples)."""
+    kind = "directed" if directed else "undirected"
+    article = "a" if directed else "an"
+    return (f"You are given {article} {kind} graph with {n} vertices, labeled from 0 to {n - 1}. "
+            f"The graph contains the following {kind} edges{edge_form}:\n{edge_lines(edges)}\n\n")
 
 
-def adjacency_masks(n: int, edges: Sequence[Sequence[int]]) -> list[int]:
-    """Bitmask of the neighbours of each vertex (undirected)."""
-    masks = [0] * n
-    for u, v in (e[:2] for e in edges):
-        masks[u] |= 1 << v
-        masks[v] |= 1 << u
-    return masks
+def structure_text(kind: str, n: int, edges: Sequence[Sequence[int]], weight: str = "", directed: bool = False,
+                   first: int = 0) -> str:
+    """The opening of a prompt: a `kind` ("tree", "undirected graph", ...) on labels first..first+n-1 and its
+    edge list; `weight` names the third entry of weighted edges ("weight", "length")."""
+    article = "an" if kind[0] in "aeiou" else "a"
+    if directed:
+        form = f"(s, t, w): an edge from s to t with {weight} w" if weight else "(s, t): an edge from s to t"
+        listing = f"Its edges are listed below, each as {form}."
+    elif weight:
+        listing = f"Its edges are listed below, each as (u, v, w): an edge between u and v with {weight} w."
+    else:
+        listing = "Its edges are:"
+    return (f"You are given {article} {kind} with {n} vertices, labeled from {first} to {first + n - 1}. "
+            f"{listing}\n{edge_lines(edges)}\n\n")
 
 
-class DisjointSets:
-    """Union-find with path halving."""
+# ---------------------------------------------------------------------------
+# Paths and distances
 
-    def __init__(self, n: int) -> None:
-        self.parent = list(range(n))
 
-    def find(self, x: int) -> int:
-        while self.parent[x] != x:
-            self.parent[x] = self.parent[self.parent[x]]
-            x = self.parent[x]
-        return x
+def all_pairs_shortest(n: int, edges: list[list[int]]) -> tuple[list[list[float]], list[list[int]]]:
+    """Dijkstra from every vertex over directed [s, t, w] edges: distances and predecessor tables
+    (predecessor -1 = none)."""
+    adjacent: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for s, t, w in edges:
+        adjacent[s].append((t, w))
+    dist = [[float("inf")] * n for _ in range(n)]
+    prev = [[-1] * n for _ in range(n)]
+    for source in range(n):
+        d, p = dist[source], prev[source]
+        d[source] = 0
+        heap = [(0, source)]
+        while heap:
+            du, u = heapq.heappop(heap)
+            if du > d[u]:
+                continue
+            for v, w in adjacent[u]:
+                if du + w < d[v]:
+                    d[v], p[v] = du + w, u
+                    heapq.heappush(heap, (du + w, v))
+    return dist, prev
 
-    def union(self, a: int, b: int) -> bool:
-        """Join the sets of a and b; False if they were already one set."""
-        a, b = self.find(a), self.find(b)
-        self.parent[a] = b
-        return a != b
+
+def path_between(prev_from_source: list[int], source: int, target: int) -> list[int]:
+    """Vertices of the shortest path source -> target (inclusive) from a predecessor table."""
+    path = [target]
+    while path[-1] != source:
+        path.append(prev_from_source[path[-1]])
+    return path[::-1]
+
+
+def walk_weight(edges: list[list[int]], walk: list[int]) -> int | None:
+    """Total weight of consecutive directed [s, t, w] edges along the walk, or None if some step is not an edge."""
+    weight = {(s, t): w for s, t, w in edges}
+    total = 0
+    for step in zip(walk, walk[1:]):
+        if step not in weight:
+            return None
+        total += weight[step]
+    return total
+
+
+def all_pairs_distances(n: int, edges: Sequence[Sequence[int]]) -> list[list[float]]:
+    """All-pairs shortest path lengths of an undirected graph, weighted if edges are [u, v, w]
+    (INF where unreachable; integers otherwise)."""
+    if edges and len(edges[0]) == 3:
+        return all_pairs_shortest(n, [[u, v, w] for u, v, w in edges] + [[v, u, w] for u, v, w in edges])[0]
+    unweighted = adjacency(n, edges)
+    return [bfs_distances(unweighted, s) for s in range(n)]
 
 
 def xor_potentials(n: int, edges: Sequence[Sequence[int]]) -> list[int]:
     """p[v] = XOR of the weights along a spanning-forest path from v's component root (p = 0 there);
     a path's XOR is p[u] ^ p[v] plus whatever cycles it closes."""
-    adjacent: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    for u, v, w in edges:
-        adjacent[u].append((v, w))
-        adjacent[v].append((u, w))
+    adjacent = weighted_adjacency(n, edges)
     potential: list = [None] * n
     for root in range(n):
         if potential[root] is not None:
@@ -133,6 +189,10 @@ def xor_potentials(n: int, edges: Sequence[Sequence[int]]) -> list[int]:
                     potential[w] = potential[v] ^ weight
                     stack.append(w)
     return potential
+
+
+# ---------------------------------------------------------------------------
+# Structure and exact solvers
 
 
 def find_bridges(n: int, edges: list[list[int]]) -> list[list[int]]:
@@ -169,13 +229,15 @@ def find_bridges(n: int, edges: list[list[int]]) -> list[list[int]]:
     return sorted(bridges)
 
 
-def is_spanning_tree(n: int, edges: Sequence[tuple[int, int]], allowed: set[tuple[int, int]]) -> bool:
-    """n-1 distinct allowed undirected edges (stored as (min, max)) that connect all n vertices."""
-    normalized = [(min(u, v), max(u, v)) for u, v in edges]
-    if len(normalized) != n - 1 or len(set(normalized)) != n - 1 or any(e not in allowed for e in normalized):
+def is_spanning_tree(n: int, pairs: Sequence[Sequence[int]], allowed: set[tuple[int, int]] | None = None) -> bool:
+    """True iff the pairs (vertices in range) are n-1 edges joining all n vertices without a cycle; with
+    `allowed` (undirected edges stored as (min, max)), every pair must also be one of those."""
+    if len(pairs) != n - 1:
+        return False
+    if allowed is not None and any((min(u, v), max(u, v)) not in allowed for u, v in pairs):
         return False
     sets = DisjointSets(n)
-    return all(sets.union(u, v) for u, v in normalized)
+    return all(sets.union(u, v) for u, v in pairs)
 
 
 def max_clique_size(n: int, adjacency: Sequence[int]) -> tuple[int, int]:
@@ -272,44 +334,7 @@ def min_weight_cover(covers: Sequence[int], costs: Sequence[int], universe: int)
 
 
 # ---------------------------------------------------------------------------
-# Prompt text
-
-
-def edge_lines(edges: Sequence[Sequence[int]]) -> str:
-    """One `(a, b, ...)` tuple per line, as the prompts show edges."""
-    return "\n".join("(" + ", ".join(map(str, e)) + ")" for e in edges)
-
-
-WEIGHTED_EDGES = ", each written as (u, v, w) for an edge between u and v with weight w"
-WEIGHTED_ARCS = ", each written as (s, t, w) for an edge from s to t with weight w"
-
-
-def graph_text(n: int, edges: Sequence[Sequence[int]], directed: bool = False, edge_form: str = "") -> str:
-    """The opening of a graph prompt: vertex labels and the edge list (`edge_form` explains tuples)."""
-    kind = "directed" if directed else "undirected"
-    article = "a" if directed else "an"
-    return (f"You are given {article} {kind} graph with {n} vertices, labeled from 0 to {n - 1}. "
-            f"The graph contains the following {kind} edges{edge_form}:\n{edge_lines(edges)}\n\n")
-
-
-# ---------------------------------------------------------------------------
-# Answers: parsing, rewards, and nearby wrong answers for tests
-
-
-def parse_pairs(answer: str) -> list[tuple[int, int]]:
-    """A flat list `u1 v1 u2 v2 ...`; an odd count is a format error."""
-    values = parse_ints(answer)
-    if len(values) % 2:
-        raise FormatError("odd number of integers")
-    return list(zip(values[::2], values[1::2]))
-
-
-def parse_vertex_set(answer: str, n: int) -> list[int] | None:
-    """Distinct vertex ids in [0, n), or None when one repeats or is out of range."""
-    vertices = parse_ints(answer)
-    if len(set(vertices)) != len(vertices) or any(not 0 <= v < n for v in vertices):
-        return None
-    return vertices
+# Colorings: answers, test perturbations and the shared task shape
 
 
 def parse_colors(answer: str, n: int) -> list[int] | None:
@@ -318,28 +343,6 @@ def parse_colors(answer: str, n: int) -> list[int] | None:
     if len(colors) != n or any(not 0 <= c < n for c in colors):
         return None
     return colors
-
-
-def min_objective_reward(optimum: float, yours: float, beta: float) -> float:
-    """(optimum / yours)^beta for minimisation; equal values (including 0 = 0) give 1."""
-    if yours == optimum:
-        return 1.0
-    return 0.0 if yours <= 0 else min(1.0, optimum / yours) ** beta
-
-
-def max_objective_reward(yours: float, optimum: float, beta: float) -> float:
-    """(yours / optimum)^beta for maximisation (optimum > 0)."""
-    return max(0.0, min(1.0, yours / optimum)) ** beta
-
-
-def drop_last_ints(answer: str, count: int) -> str:
-    """The answer without its last `count` integers: a strictly worse or invalid answer for tests."""
-    return " ".join(answer.split()[:-count])
-
-
-def doubled_count(answer: str) -> str:
-    """A far-off count for tests: +1 is within the accuracy tolerance of (min/max)^beta on large counts."""
-    return str(2 * int(answer) + 1)
 
 
 def recolor_perturb(answer: str) -> str:
@@ -351,10 +354,6 @@ def recolor_perturb(answer: str) -> str:
         return " ".join("0" for _ in colors)
     colors[shared[-1]] = min(set(range(len(colors) + 1)) - set(colors))
     return " ".join(map(str, colors))
-
-
-# ---------------------------------------------------------------------------
-# Shared task shapes
 
 
 class GraphColoringEnvironment(Environment):
@@ -375,7 +374,7 @@ class GraphColoringEnvironment(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))
+        edges = random_pairs(n, int(params["edge_density"] * pair_count(n)), rng)
         colors = self.optimal_coloring(n, edges)
         return {"N": n, "edges": edges, "optimum": len(set(colors)), "reference": " ".join(map(str, colors))}
 
@@ -391,13 +390,17 @@ class GraphColoringEnvironment(Environment):
     def score(self, data, answer):
         colors = parse_colors(answer, data["N"])
         if colors is None or not self.is_valid(data["edges"], colors):
-            return -0.5
+            return INVALID
         if self.maximize:
-            return max_objective_reward(len(set(colors)), data["optimum"], beta=5)
-        return min_objective_reward(data["optimum"], len(set(colors)), beta=5)
+            return maximization_reward(len(set(colors)), data["optimum"], beta=5)
+        return minimization_reward(data["optimum"], len(set(colors)), beta=5)
 
     def perturb(self, problem, answer):
         return recolor_perturb(answer)
+
+
+# ---------------------------------------------------------------------------
+# Cheapest vertex sets (dominating sets, vertex covers)
 
 
 class CheapestVertexSetEnvironment(Environment):
@@ -416,7 +419,7 @@ class CheapestVertexSetEnvironment(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = random_pairs(rng, n, int(params["edge_density"] * pair_count(n)))
+        edges = random_pairs(n, int(params["edge_density"] * pair_count(n)), rng)
         costs = [rng.randint(1, 10) for _ in range(n)]
         covers, universe = self.coverage(n, edges)
         chosen = min_weight_cover(covers, costs, universe)
@@ -434,16 +437,16 @@ class CheapestVertexSetEnvironment(Environment):
         )
 
     def score(self, data, answer):
-        chosen = parse_vertex_set(answer, data["N"])
+        chosen = parse_distinct_indices(answer, data["N"])
         if chosen is None:
-            return -0.5
+            return INVALID
         covers, universe = self.coverage(data["N"], data["edges"])
         covered = 0
         for v in chosen:
             covered |= covers[v]
         if covered != universe:
-            return -0.5
-        return min_objective_reward(data["optimum"], sum(data["costs"][v] for v in chosen), beta=5)
+            return INVALID
+        return minimization_reward(data["optimum"], sum(data["costs"][v] for v in chosen), beta=5)
 
     def perturb(self, problem, answer):
-        return drop_last_ints(answer, 1)  # an optimal set is minimal (costs > 0): dropping a vertex breaks it
+        return drop_last_tokens(answer)  # an optimal set is minimal (costs > 0): dropping a vertex breaks it
