@@ -92,7 +92,7 @@ def base_config() -> ml_collections.ConfigDict:
 
     c.eval = ml_collections.ConfigDict()
     c.eval.every = 20  # in-training held-out evaluation period in steps; 0 = off
-    c.eval.problems = 128  # a fixed subset of the frozen held-out set (<= 0: all 2 500)
+    c.eval.problems = 128  # held-out: a fixed subset (<= 0: all 2 500); benchmarks: the first N (<= 0: all)
     c.eval.temperature = 1.0  # the original's in-training eval: temperature 1.0, top-p 0.7
     c.eval.top_p = 0.7
     c.eval.max_response_tokens = 0  # 0 = rollout.max_response_tokens

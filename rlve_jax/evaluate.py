@@ -179,8 +179,10 @@ def summarize(problems: Sequence[Problem], verdicts: Sequence[Sequence[Verdict]]
             if k <= len(samples):
                 passes[k].append(pass_at_k(len(samples), sum(v.accuracy for v in samples), k))
     all_acc = [a for values in per_group.values() for a in values]
+    rewards = [v.reward for samples in verdicts for v in samples]
     return {
         "overall": float(np.mean(all_acc)) if all_acc else 0.0,
+        "reward": float(np.mean(rewards)) if rewards else 0.0,
         "problems": len(all_acc),
         "per_group": {g: float(np.mean(v)) for g, v in sorted(per_group.items())},
         "per_difficulty": {d: float(np.mean(v)) for d, v in sorted(per_level.items())},
@@ -254,7 +256,8 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
         unknown = [n for n in names if n not in BENCHMARKS]
         if unknown:
             raise ValueError(f"unknown benchmarks {unknown}; known: {sorted(BENCHMARKS)}")
-        suites = {n: (load_benchmark(n), config.eval.samples or BENCHMARKS[n][1]) for n in names}
+        first = config.eval.problems if config.eval.problems > 0 else None  # a smoke-test cap
+        suites = {n: (load_benchmark(n)[:first], config.eval.samples or BENCHMARKS[n][1]) for n in names}
     else:
         raise ValueError(f"eval.suite must be 'heldout' or 'benchmarks', got {config.eval.suite!r}")
     env_names = registry.resolve(config.env.collection)

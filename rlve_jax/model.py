@@ -156,8 +156,8 @@ PRESETS: dict[str, ModelConfig] = {
     "tiny": ModelConfig(vocab_size=_QWEN_V, hidden_size=256, intermediate_size=768, num_layers=4, num_heads=4,
                         num_kv_heads=2, head_dim=64, qk_norm=True, tie_word_embeddings=True, rope_theta=1e6),
     # The embedded CPU run's policy (configs/tiny.py; its vocabulary comes from the tiny tokenizer).
-    "micro": ModelConfig(vocab_size=512, hidden_size=96, intermediate_size=256, num_layers=2, num_heads=4,
-                         num_kv_heads=2, head_dim=24, qk_norm=True, tie_word_embeddings=True, rope_theta=1e4),
+    "micro": ModelConfig(vocab_size=512, hidden_size=128, intermediate_size=336, num_layers=2, num_heads=4,
+                         num_kv_heads=2, head_dim=32, qk_norm=True, tie_word_embeddings=True, rope_theta=1e4),
 }
 
 # ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax import dapo, registry
+from rlve_jax import dapo, evaluate, registry
 from rlve_jax import model as model_lib
 from rlve_jax.checkpoint import Checkpointer, StopRequest
 from rlve_jax.metrics import MetricsWriter
@@ -142,6 +142,8 @@ class Trainer:
         self.train_step = self._make_train_step()
         self.batch_sharding = NamedSharding(self.policy.mesh, P(None, ("data", "fsdp")))
         self.metrics = MetricsWriter(self.workdir, config.log.tensorboard)
+        self.eval_problems = (evaluate.heldout_subset(evaluate.load_problems(), config.eval.problems)
+                              if config.eval.every > 0 else [])
 
     # -- state --------------------------------------------------------------
     def meta(self) -> dict:
@@ -279,16 +281,29 @@ class Trainer:
         for env, h in self.scheduler.upper.items():
             metrics[f"difficulty/{env}"] = h
         metrics["scheduler/promotions"] = len(promoted)
-        metrics["time/step"] = time.perf_counter() - start
         self.step += 1
+        if self.eval_problems and self.step % self.config.eval.every == 0:
+            metrics.update(self.evaluate_heldout())
+        metrics["time/step"] = time.perf_counter() - start
         return metrics
+
+    def evaluate_heldout(self) -> dict[str, float]:
+        """The in-training evaluation on the fixed held-out subset (the original logged its reward)."""
+        start = time.perf_counter()
+        summary, _, _ = evaluate.evaluate_problems(
+            self.policy, self.pool, self.eval_problems, evaluate.eval_settings(self.config, 1), self.config.seed,
+            batch_prompts=self.config.eval.batch_prompts, progress=False)
+        return {"eval/reward": summary["reward"], "eval/accuracy": summary["overall"],
+                "time/eval": time.perf_counter() - start}
 
     def run(self) -> None:
         """Train until config.steps, checkpointing; SIGTERM saves and exits cleanly."""
         resumed = self.maybe_resume()
-        if not resumed and self.config.warm_start.steps:
-            self.warm_start()
+        if not resumed:
+            if self.config.warm_start.steps:
+                self.warm_start()
             self.save()
+            self.metrics.write(0, {f"difficulty/{env}": h for env, h in self.scheduler.upper.items()})
         progress = self.metrics.progress(self.step, self.config.steps, enabled=self.config.log.progress)
         with StopRequest() as stop:
             while self.step < self.config.steps:
@@ -327,7 +342,9 @@ class Trainer:
     def warm_start(self) -> None:
         """Cross-entropy on reference answers at the lowest levels, before RL."""
         cfg = self.config.warm_start
-        tx = optax.adam(cfg.lr)
+        # Short warm-up, cosine decay to lr/10, clipped: fast and stable on a freshly initialised model.
+        schedule = optax.warmup_cosine_decay_schedule(0.0, cfg.lr, min(30, cfg.steps // 4), cfg.steps, cfg.lr / 10)
+        tx = optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=0.0))
         opt_state = jax.jit(tx.init)(self.policy.params)
         graphdef, rest = self.policy.graphdef, self.policy.rest
 

@@ -13,9 +13,10 @@ import pytest
 
 from rlve_jax.trainer import build_sequences
 
-# A few-step version of configs/tiny.py: small batches, short responses, a 2-step warm start.
+# A few-step version of configs/tiny.py: small batches, short responses, a warm start just long enough
+# to teach the answer format (so groups have unequal rewards and the update runs).
 FAST = [
-    "--config.steps=4", "--config.warm_start.steps=2", "--config.warm_start.batch_size=8",
+    "--config.steps=4", "--config.warm_start.steps=40", "--config.warm_start.batch_size=8",
     "--config.rollout.prompts_per_step=2", "--config.rollout.samples_per_prompt=4",
     "--config.rollout.oversample_prompts=3", "--config.rollout.max_response_tokens=8",
     "--config.train.micro_batch_size=4", "--config.checkpoint.every=1", "--config.log.progress=False",
@@ -71,9 +72,9 @@ def test_tiny_run_end_to_end(uninterrupted):
     workdir, result = uninterrupted
     records = [json.loads(line) for line in (workdir / "metrics.jsonl").read_text().splitlines()]
     train = [r for r in records if r["kind"] == "train"]
-    assert [r["step"] for r in train] == [1, 2, 3, 4]
+    assert [r["step"] for r in train] == [0, 1, 2, 3, 4]  # step 0: the initial difficulty ladder
     for key in ("rollout/reward", "rollout/effective_prompt_ratio", "time/generate", "time/verify", "time/train",
-                "difficulty/Sorting", "rollout/truncation_rate"):
+                "difficulty/Division", "rollout/truncation_rate", "train/loss", "train/sampler_logprob_gap"):
         assert key in train[-1], key
     assert any(r["kind"] == "warm_start" for r in records)
     assert (workdir / "final_levels.txt").exists()
@@ -102,4 +103,4 @@ def test_resume_after_sigkill_matches_uninterrupted_run(uninterrupted, tmp_path)
         np.testing.assert_array_equal(a, b)
     steps = [json.loads(line)["step"] for line in (tmp_path / "metrics.jsonl").read_text().splitlines()
              if json.loads(line)["kind"] == "train"]
-    assert steps == [1, 2, 3, 4]  # no duplicated records after the resume
+    assert steps == [0, 1, 2, 3, 4]  # no duplicated records after the resume
