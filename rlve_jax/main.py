@@ -17,6 +17,49 @@ _WORKDIR = flags.DEFINE_string("workdir", None, "run directory (checkpoints, met
                                                 "default: runs/<config file name>")
 
 
+def unknown_overrides(argv: list[str]) -> list[str]:
+    """`--config.a.b=v` arguments whose key is not in the config file's tree, with suggestions."""
+    import difflib
+    import importlib.util
+
+    path = next((a.split("=", 1)[1] for a in argv if a.startswith("--config=")), None)
+    if path is None:
+        return []
+    spec = importlib.util.spec_from_file_location("_config_file", path.split(":")[0])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    known = set(flatten_keys(module.get_config()))
+    problems = []
+    for arg in argv:
+        if arg.startswith("--config.") and "=" in arg:
+            key = arg[len("--config."):].split("=", 1)[0]
+            if key not in known:
+                close = difflib.get_close_matches(key, known, n=3)
+                problems.append(f"--config.{key}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
+    return problems
+
+
+def flatten_keys(config, prefix: str = "") -> list[str]:
+    keys = []
+    for name, value in config.items():
+        keys.append(prefix + name)
+        if hasattr(value, "items"):
+            keys += flatten_keys(value, f"{prefix}{name}.")
+    return keys
+
+
+def parse_flags(argv: list[str]) -> list[str]:
+    """absl flag parsing, with a readable error for unknown config keys."""
+    try:
+        return flags.FLAGS(argv)
+    except (AttributeError, KeyError, flags.Error) as error:
+        unknown = unknown_overrides(argv)
+        if unknown:
+            raise SystemExit("error: unknown config keys: " + "; ".join(unknown)
+                             + "\n(every key is listed in rlve_jax/defaults.py)") from None
+        raise SystemExit(f"error: {error}") from None
+
+
 def main(argv: list[str]) -> None:
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
@@ -43,4 +86,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    app.run(main, flags_parser=parse_flags)
