@@ -104,3 +104,18 @@ def test_resume_after_sigkill_matches_uninterrupted_run(uninterrupted, tmp_path)
     steps = [json.loads(line)["step"] for line in (tmp_path / "metrics.jsonl").read_text().splitlines()
              if json.loads(line)["kind"] == "train"]
     assert steps == [0, 1, 2, 3, 4]  # no duplicated records after the resume
+
+
+def test_sigterm_saves_the_current_step_and_exits(tmp_path):
+    process = run_main(tmp_path, "--config.steps=50", "--config.checkpoint.every=1000", wait=False)
+    metrics = tmp_path / "metrics.jsonl"
+    deadline = time.time() + 900
+    while not (metrics.exists() and '"step": 2, "kind": "train"' in metrics.read_text()):
+        assert process.poll() is None, process.stderr.read().decode()[-4000:]
+        assert time.time() < deadline
+        time.sleep(0.2)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=300) == 0
+    last = max(json.loads(line)["step"] for line in metrics.read_text().splitlines())
+    step, _, _ = final_state(tmp_path)
+    assert 2 <= step == last < 50  # saved the step it was on, not only the warm start's step 0
