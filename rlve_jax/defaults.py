@@ -6,7 +6,12 @@ by the code, and `--config.a.b=value` overrides of unknown keys fail.
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import ml_collections
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 
 def base_config() -> ml_collections.ConfigDict:
@@ -81,10 +86,29 @@ def base_config() -> ml_collections.ConfigDict:
     c.warm_start.lr = 1e-3
     c.warm_start.max_difficulty = 0  # problems drawn from levels 0..max_difficulty
 
-    c.mesh = ml_collections.ConfigDict()
+    c.mesh = ml_collections.ConfigDict()  # the training mesh over every process's devices (presets: configs/mesh/)
     c.mesh.data = 1
     c.mesh.fsdp = -1  # -1 = all remaining devices
-    c.mesh.tensor = 1
+    c.mesh.tensor = 1  # must divide each process's device count
+    c.mesh.sampler_tensor = 0  # tensor-parallel size of each process's sampler mesh; 0 = mesh.tensor
+
+    # Multi-host runs: every host runs the same command (README "Scaling out"). 1 = a single process;
+    # 0 = detected by jax.distributed (TPU VMs, SLURM, Open MPI); N = set explicitly with the two below.
+    c.distributed = ml_collections.ConfigDict()
+    c.distributed.num_processes = 1
+    c.distributed.coordinator_address = ""  # "host:port" of process 0; "" = detected
+    c.distributed.process_id = -1  # this process's index; -1 = detected
+    # Prepended to XLA_FLAGS before the backend starts (a user's XLA_FLAGS still win). GPU compiler
+    # flags for FSDP on H100 nodes; the CPU and TPU compilers ignore them.
+    c.xla_flags = " ".join([
+        "--xla_gpu_enable_latency_hiding_scheduler=true",  # overlap the fsdp collectives with compute
+        "--xla_gpu_enable_pipelined_all_gather=true",  # scanned layers: gather layer i+1 during layer i
+        "--xla_gpu_enable_pipelined_reduce_scatter=true",  # ... and scatter layer i's gradients during i-1
+        "--xla_gpu_enable_pipelined_all_reduce=true",
+        "--xla_gpu_all_gather_combine_threshold_bytes=134217728",  # fewer, larger NCCL calls (128 MiB)
+        "--xla_gpu_reduce_scatter_combine_threshold_bytes=134217728",
+        "--xla_gpu_all_reduce_combine_threshold_bytes=134217728",
+    ])
 
     c.checkpoint = ml_collections.ConfigDict()
     c.checkpoint.every = 1  # steps between saves (the original saved every step)
@@ -107,3 +131,11 @@ def base_config() -> ml_collections.ConfigDict:
     c.log.tensorboard = True
     c.log.progress = True  # tqdm bar
     return c
+
+
+def experiment(name: str) -> ml_collections.ConfigDict:
+    """The config of configs/<name>.py; a mesh preset starts from one (--config=configs/mesh/gpu8.py:c256)."""
+    spec = importlib.util.spec_from_file_location(f"configs.{name}", CONFIGS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.get_config()

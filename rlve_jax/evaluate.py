@@ -26,7 +26,7 @@ import ml_collections
 import numpy as np
 from tqdm import tqdm
 
-from rlve_jax import registry
+from rlve_jax import distributed, registry
 from rlve_jax.checkpoint import Checkpointer
 from rlve_jax.env import Environment, Problem, Verdict, extract_answer
 from rlve_jax.pool import EnvPool
@@ -213,11 +213,12 @@ def evaluate_problems(policy: Policy, pool: EnvPool, problems: Sequence[Problem]
     records: list[dict] = []
     verdicts: list[list[Verdict]] = []
     markers = policy.prompt_format.markers
+    model = policy.sampler_model()
     with tqdm(total=len(problems), desc="eval", disable=not progress, dynamic_ncols=True) as bar:
         for first in range(0, len(problems), batch_prompts):
             chunk = problems[first:first + batch_prompts]
             key = jax.random.fold_in(jax.random.key(seed), first)
-            for group in sample_groups(policy, pool, chunk, settings, key, stats):
+            for group in sample_groups(policy, model, pool, chunk, settings, key, stats):
                 verdicts.append(group.verdicts)
                 records += [{"env": group.problem.env, "difficulty": group.problem.difficulty,
                              "seed": group.problem.seed, "benchmark": group.problem.params.get("benchmark"),
@@ -246,7 +247,10 @@ def eval_settings(config: ml_collections.ConfigDict, samples: int) -> SamplingSe
 
 
 def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
-    """The standalone evaluation job (config.mode == "eval"): held-out set or benchmarks."""
+    """The standalone evaluation job (config.mode == "eval"): held-out set or benchmarks.
+
+    On several processes each one evaluates every problem (the same results); process 0 writes them.
+    """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     if config.eval.suite == "heldout":
@@ -274,12 +278,14 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
                                                           config.log.progress)
             summary["seconds"] = seconds
             summary["problems_per_second"] = len(problems) / seconds
+            results[name] = summary
+            if not distributed.is_primary():
+                continue
             with open(workdir / f"{name}_responses.jsonl", "w", encoding="utf-8") as f:
                 f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
             (workdir / f"{name}_summary.json").write_text(json.dumps(summary, indent=2))
             print(format_summary(f"{name} (Avg@{samples})", summary))
             print(f"{len(problems)} problems in {seconds:.1f} s ({summary['problems_per_second']:.2f} problems/s)")
-            results[name] = summary
     return results
 
 

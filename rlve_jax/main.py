@@ -2,6 +2,7 @@
 
 The config file's `mode` picks the job: "train" (RLVE) or "eval" (held-out environments or
 benchmarks, see rlve_jax/evaluate.py). A workdir that already holds checkpoints is resumed.
+Multi-host: every host runs the same command with config.distributed set (README "Scaling out").
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from pathlib import Path
 
 from absl import app, flags
 from ml_collections import config_flags
+
+from rlve_jax import distributed
 
 _CONFIG = config_flags.DEFINE_config_file("config", None, "path to a config file in configs/", lock_config=True)
 _WORKDIR = flags.DEFINE_string("workdir", None, "run directory (checkpoints, metrics, plots); "
@@ -69,6 +72,7 @@ def main(argv: list[str]) -> None:
     workdir = Path(_WORKDIR.value or Path("runs") / Path(flags.FLAGS["config"].config_filename).stem)
     logging.getLogger().setLevel(logging.WARNING)  # library chatter (orbax logs every save at INFO)
     logging.getLogger("rlve_jax").setLevel(logging.INFO)
+    distributed.initialize(config)  # before anything touches a device
     if config.mode == "train":
         from rlve_jax.trainer import Trainer
 

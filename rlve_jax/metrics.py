@@ -50,16 +50,21 @@ class Progress:
 
 
 class MetricsWriter:
-    def __init__(self, workdir: str | Path, tensorboard: bool = True):
+    """Writes only when enabled: in a multi-process run, process 0 writes for everyone."""
+
+    def __init__(self, workdir: str | Path, tensorboard: bool = True, enabled: bool = True):
         self.workdir = Path(workdir)
         self.path = self.workdir / "metrics.jsonl"
+        self.enabled = enabled
         self.tb = None
-        if tensorboard:
+        if tensorboard and enabled:
             from tensorboardX import SummaryWriter
 
             self.tb = SummaryWriter(str(self.workdir / "tensorboard"))
 
     def write(self, step: int, metrics: dict, kind: str = "train") -> None:
+        if not self.enabled:
+            return
         record = {"step": step, "kind": kind, **{k: v for k, v in metrics.items()
                                                  if isinstance(v, (int, float)) and math.isfinite(v)}}
         with self.path.open("a") as f:
@@ -73,6 +78,8 @@ class MetricsWriter:
 
     def truncate_after(self, step: int) -> None:
         """Drop records of steps that a resume will redo (written after the last checkpoint)."""
+        if not self.enabled:
+            return
         records = [r for r in read_records(self.workdir) if r["step"] <= step]
         self.path.write_text("".join(json.dumps(r) + "\n" for r in records))
 
@@ -86,7 +93,7 @@ class MetricsWriter:
         return {env: sum(v) / len(v) for env, v in seen.items()}
 
     def progress(self, start: int, total: int, enabled: bool = True, desc: str = "RLVE") -> Progress:
-        return Progress(start, total, enabled, desc)
+        return Progress(start, total, enabled and self.enabled, desc)
 
     def close(self) -> None:
         if self.tb is not None:

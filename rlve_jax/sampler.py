@@ -146,12 +146,14 @@ def _generate_chunk(graphdef, state, prompts, prompt_lengths, active, row_keys, 
 def generate(model: Transformer, prompts: Sequence[Sequence[int]], *, n_per_prompt: int = 1,
              max_new_tokens: int, temperature=1.0, top_p=1.0, top_k=-1, stop_ids: Sequence[int] = (),
              rng: jax.Array | int = 0, mesh: Mesh | None = None, cache_budget_tokens: int | None = None,
-             pad_id: int = 0, prompt_buckets: Sequence[int] | None = None) -> SampleOutput:
+             pad_id: int = 0, prompt_buckets: Sequence[int] | None = None,
+             prompt_ids: Sequence[int] | None = None) -> SampleOutput:
     """Sample `n_per_prompt` continuations of every prompt (token id lists).
 
     temperature / top_p / top_k: scalars or one value per prompt (top_k <= 0 is off,
-    temperature <= 0 greedy). rng: a PRNG key or an int seed; row r of the output uses
-    fold_in(rng, r), so results do not depend on chunking or the mesh. With a mesh, the
+    temperature <= 0 greedy). rng: a PRNG key or an int seed; sample g of prompt i uses
+    fold_in(rng, prompt_ids[i] * G + g) (prompt_ids default to 0, 1, ...), so results do not
+    depend on chunking, the mesh, or which other prompts share the call. With a mesh, the
     batch is split over (data, fsdp) and heads/MLP over tensor (parameters are re-placed
     without fsdp sharding). cache_budget_tokens bounds rows x (prompt bucket + new tokens)
     held in the KV cache at once.
@@ -169,7 +171,9 @@ def generate(model: Transformer, prompts: Sequence[Sequence[int]], *, n_per_prom
     if mesh is not None:
         state = jax.device_put(state, sharding.state_shardings(state, mesh, fsdp=False))
     key = jax.random.key(rng) if isinstance(rng, int) else rng
-    row_keys_all = np.asarray(jax.random.key_data(jax.vmap(jax.random.fold_in, (None, 0))(key, jnp.arange(n * G))))
+    ids = np.arange(n) if prompt_ids is None else np.asarray(prompt_ids)
+    row_ids = (ids[:, None] * G + np.arange(G)).reshape(-1).astype(np.int32)  # [n * G]
+    row_keys_all = np.asarray(jax.random.key_data(jax.vmap(jax.random.fold_in, (None, 0))(key, row_ids)))
     temps = _per_row(temperature, n, G, np.float32)
     top_ps = _per_row(top_p, n, G, np.float32)
     top_ks = _per_row(top_k, n, G, np.int32)

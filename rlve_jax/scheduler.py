@@ -50,8 +50,7 @@ class AdaptiveScheduler:
     """Per-environment sliding difficulty windows that climb as the policy masters level h."""
 
     def __init__(self, env_names: Sequence[str], initial_difficulty: int = 0, window: int = 4,
-                 promote_threshold: float = 0.9, min_samples: int = 128, seed: int = 0,
-                 first_problem_seed: int = 0, problem_seed_stride: int = 1):
+                 promote_threshold: float = 0.9, min_samples: int = 128, seed: int = 0):
         if not env_names:
             raise ValueError("AdaptiveScheduler needs at least one environment")
         if len(set(env_names)) != len(env_names):
@@ -63,9 +62,9 @@ class AdaptiveScheduler:
         self.window, self.promote_threshold, self.min_samples = window, promote_threshold, min_samples
         self.upper = {name: initial_difficulty for name in self.env_names}
         self.tally = {name: _Tally() for name in self.env_names}
-        # Problem seeds: first_problem_seed, +stride, ... (a stride > 1 partitions seeds across hosts).
-        self.problem_seed = first_problem_seed
-        self.problem_seed_stride = problem_seed_stride
+        # Problem seeds 0, 1, 2, ...: every process holds the same scheduler and makes the same draws
+        # (each generates its own share of them), so seeds stay unique on any number of hosts.
+        self.problem_seed = 0
         self.rng = random.Random(seed)
 
     def window_of(self, env: str) -> tuple[int, int]:
@@ -78,7 +77,7 @@ class AdaptiveScheduler:
         env = self.rng.choice(self.env_names)
         lo, hi = self.window_of(env)
         draw = Draw(env, self.rng.randint(lo, hi), self.problem_seed)
-        self.problem_seed += self.problem_seed_stride  # advanced on every attempt, as in the original
+        self.problem_seed += 1  # advanced on every attempt, as in the original
         return draw
 
     def update(self, rollouts: Iterable[Rollout]) -> dict[str, int]:
@@ -119,12 +118,10 @@ class AdaptiveScheduler:
 class StaticScheduler(AdaptiveScheduler):
     """The paper's static baseline: every environment draws levels uniformly from [lo, hi]."""
 
-    def __init__(self, env_names: Sequence[str], lo: int = 0, hi: int = 0, seed: int = 0,
-                 first_problem_seed: int = 0, problem_seed_stride: int = 1):
+    def __init__(self, env_names: Sequence[str], lo: int = 0, hi: int = 0, seed: int = 0):
         if not 0 <= lo <= hi:
             raise ValueError(f"StaticScheduler needs 0 <= lo <= hi, got {lo=}, {hi=}")
-        super().__init__(env_names, initial_difficulty=hi, window=hi - lo + 1, seed=seed,
-                         first_problem_seed=first_problem_seed, problem_seed_stride=problem_seed_stride)
+        super().__init__(env_names, initial_difficulty=hi, window=hi - lo + 1, seed=seed)
 
     def update(self, rollouts: Iterable[Rollout]) -> dict[str, int]:
         """The window never moves."""

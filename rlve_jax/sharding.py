@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 from jax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec as P
@@ -48,6 +49,51 @@ def make_mesh(data: int = 1, fsdp: int = -1, tensor: int = 1, devices=None) -> M
     return Mesh(grid, AXES, axis_types=(AxisType.Auto,) * len(AXES))
 
 
+def sampler_mesh(mesh: Mesh, tensor: int) -> Mesh:
+    """This process's devices of the training mesh as its sampler's (1, n / tensor, tensor) mesh.
+
+    Each process's devices must be one contiguous block of the training mesh (as in jax.devices(),
+    which lists them process by process), with the training mesh's tensor groups inside the blocks.
+    """
+    blocks = mesh.devices.reshape(jax.process_count(), -1)  # [P, devices per process]
+    if any(len({d.process_index for d in block}) > 1 for block in blocks):
+        raise ValueError("each process's devices must be one contiguous block of the mesh")
+    for name, size in (("mesh.tensor", mesh.shape["tensor"]), ("mesh.sampler_tensor", tensor)):
+        if blocks.shape[1] % size:
+            raise ValueError(f"{name}={size} must divide the {blocks.shape[1]} devices of each process")
+    own = next(block for block in blocks if block[0].process_index == jax.process_index())
+    return Mesh(own.reshape(1, -1, tensor), AXES, axis_types=(AxisType.Auto,) * len(AXES))
+
+
+def sampler_state(state: nnx.State, mesh: Mesh, sampler: Mesh) -> nnx.State:
+    """Training parameters (fsdp over every process's devices) -> this process's copy on its sampler mesh.
+
+    One reshard onto every process's sampler mesh stacked along "data" (replicated across processes,
+    split over the sampler's tensor axis) hands each device just its own shard; the process's arrays
+    are then views of those shards.
+    """
+    stacked = Mesh(mesh.devices.reshape(-1, *sampler.devices.shape[1:]), AXES, axis_types=sampler.axis_types)
+    gathered = jax.device_put(state, state_shardings(state, stacked, fsdp=False))
+
+    def local_view(x: jax.Array) -> jax.Array:
+        shards = {shard.device: shard.data for shard in x.addressable_shards}
+        return jax.make_array_from_single_device_arrays(x.shape, NamedSharding(sampler, x.sharding.spec),
+                                                        [shards[d] for d in sampler.devices.flat])
+
+    return jax.tree.map(local_view, gathered)
+
+
+@jax.jit
+def fingerprint(tree: Any) -> jax.Array:
+    """A uint32 checksum of every bit of every leaf (to compare copies held by different processes)."""
+    total = jnp.uint32(0)
+    for x in jax.tree.leaves(tree):
+        bits = jax.lax.bitcast_convert_type(x.astype(jnp.float32), jnp.uint32).reshape(-1)
+        weights = jnp.arange(bits.size, dtype=jnp.uint32) * jnp.uint32(2654435761) + jnp.uint32(1)
+        total = total * jnp.uint32(31) + jnp.sum(bits * weights, dtype=jnp.uint32)  # wraps modulo 2**32
+    return total
+
+
 def fit_spec(axes: tuple, shape: tuple[int, ...], mesh: Mesh) -> P:
     """PartitionSpec for `shape`, leading dims unsharded, axes that do not divide dropped."""
     axes = (None,) * (len(shape) - len(axes)) + tuple(axes)
@@ -81,10 +127,14 @@ def state_shardings(state: nnx.State, mesh: Mesh, fsdp: bool = True) -> nnx.Stat
 
 
 def shard_model(model: nnx.Module, mesh: Mesh, fsdp: bool = True) -> nnx.Module:
-    """Place every parameter on its NamedSharding in place; fsdp=False replicates over data axes."""
+    """Place every parameter on its NamedSharding in place; fsdp=False replicates over data axes.
+
+    The values go through host memory: JAX 0.10 builds broken arrays when it places a local device
+    array on a sharding that spans several processes (numpy arrays are placed correctly).
+    """
     state = nnx.state(model)
     shardings = state_shardings(state, mesh, fsdp)
-    nnx.update(model, jax.device_put(state, shardings))
+    nnx.update(model, jax.device_put(jax.device_get(state), shardings))
     return model
 
 
@@ -93,6 +143,15 @@ def batch_sharding(mesh: Mesh, shape: tuple[int, ...], batch_axis: int = 0) -> N
     axes = [None] * len(shape)
     axes[batch_axis] = BATCH
     return NamedSharding(mesh, fit_spec(tuple(axes), shape, mesh))
+
+
+def process_rows(sharding: NamedSharding, n: int) -> list[np.ndarray]:
+    """For each process, the rows of an [n, ...] array with `sharding` that its local data fills, in the
+    order `jax.make_array_from_process_local_data` fills them."""
+    spans: list[set] = [set() for _ in range(jax.process_count())]
+    for device, index in sharding.devices_indices_map((n,)).items():
+        spans[device.process_index].add(index[0].indices(n)[:2])
+    return [np.concatenate([np.arange(a, b) for a, b in sorted(s)]) for s in spans]
 
 
 def cache_sharding(mesh: Mesh, shape: tuple[int, ...]) -> NamedSharding:

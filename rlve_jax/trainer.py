@@ -1,13 +1,19 @@
 """The RLVE training loop: schedule -> generate problems -> sample responses -> verify ->
 update the scheduler -> filter groups -> DAPO update -> checkpoint.
 
-One process drives all local accelerators through a `Mesh`; problem generation and
-verification run in the host process pool. Everything is reproducible from the config seed:
-sampling keys are derived from (seed, step, round), problem draws from the scheduler's own RNG.
+Every process (one per host, see rlve_jax/distributed.py) runs this same loop. All processes
+hold the same scheduler and make the same draws; each generates, samples and verifies its own
+share of them with its own pool and a full copy of the parameters on its own devices. The
+verdicts are all-gathered, so the scheduler update and the keep decisions agree everywhere, and
+the kept groups become one global batch on the training mesh, in draw order: the result does
+not depend on the process count. Everything is reproducible from the config seed: sampling keys
+are derived from (seed, step, round, draw index), problem draws from the scheduler's own RNG.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import random
 import time
@@ -23,7 +29,7 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax import dapo, evaluate, registry
+from rlve_jax import dapo, distributed, evaluate, registry, sharding
 from rlve_jax import model as model_lib
 from rlve_jax.checkpoint import Checkpointer, StopRequest
 from rlve_jax.metrics import MetricsWriter
@@ -58,10 +64,12 @@ def bucket(length: int, minimum: int = 16) -> int:
 
 def build_sequences(prompts: Sequence[Sequence[int]], responses: Sequence[Sequence[int]], pad_id: int,
                     sampler_logprobs: Sequence[Sequence[float]] | None = None,
-                    advantages: Sequence[float] | None = None, rows: int | None = None) -> SequenceBatch:
-    """Pack token lists into a SequenceBatch; `rows` pads the batch with empty rows (loss mask 0)."""
+                    advantages: Sequence[float] | None = None, rows: int | None = None,
+                    length: int | None = None) -> SequenceBatch:
+    """Pack token lists into a SequenceBatch; `rows` pads the batch with empty rows (loss mask 0),
+    `length` sets the padded length (default: the bucket of the longest sequence)."""
     rows = rows or len(prompts)
-    length = bucket(max(len(p) + len(r) for p, r in zip(prompts, responses)))
+    length = length or bucket(max(len(p) + len(r) for p, r in zip(prompts, responses)))
     tokens = np.full((rows, length), pad_id, np.int32)
     loss_mask = np.zeros((rows, length), np.float32)
     logprobs = np.zeros((rows, length), np.float32)
@@ -87,6 +95,32 @@ def sequence_logprobs(model, batch: SequenceBatch, temperature: float) -> jax.Ar
     return jnp.pad(next_logp[:, :-1], ((0, 0), (1, 0)))
 
 
+class GroupRecords(NamedTuple):
+    """What every process knows of every generated group of a step, whichever process holds it.
+
+    One row per group, in draw order, identical on every process (all-gathered each round).
+    """
+
+    owner: np.ndarray  # [N] int32, the process that generated, sampled and verified it
+    env: np.ndarray  # [N] int32, index into the run's environment list
+    difficulty: np.ndarray  # [N] int32
+    prompt_length: np.ndarray  # [N] int32, prompt tokens
+    informative: np.ndarray  # [N] bool, its rewards (config.env.reward_key) are not all equal
+    reward: np.ndarray  # [N, G] float64, the verdicts' shaped reward
+    accuracy: np.ndarray  # [N, G] bool
+    format_ok: np.ndarray  # [N, G] bool
+    length: np.ndarray  # [N, G] int32, response tokens
+    truncated: np.ndarray  # [N, G] bool
+
+
+def rank_within(owner: np.ndarray) -> np.ndarray:
+    """Each entry's index among the entries with the same owner: [N] -> [N]."""
+    rank = np.zeros(len(owner), np.int64)
+    for q in np.unique(owner):
+        rank[owner == q] = np.arange(np.sum(owner == q))
+    return rank
+
+
 # ---------------------------------------------------------------------------
 # The trainer
 
@@ -98,6 +132,19 @@ def make_optimizer(optim: ml_collections.ConfigDict) -> optax.GradientTransforma
         optax.clip_by_global_norm(optim.grad_clip) if optim.grad_clip > 0 else optax.identity(),
         optax.adamw(schedule, b1=optim.b1, b2=optim.b2, eps=optim.eps, weight_decay=optim.weight_decay),
     )
+
+
+def init_optimizer(tx: optax.GradientTransformation, params, mesh) -> optax.OptState:
+    """The optimizer state placed like the parameters it mirrors (Adam's moments sharded as the
+    parameters are, ZeRO-3), its scalars replicated. Left to itself, jit replicates all of it."""
+    replicated = NamedSharding(mesh, P())
+    shardings = optax.tree_map_params(tx, lambda _, p: p.sharding, jax.eval_shape(tx.init, params), params,
+                                      transform_non_params=lambda _: replicated)
+    return jax.jit(tx.init, out_shardings=shardings)(params)
+
+
+def shardings_of(tree):
+    return jax.tree.map(lambda x: x.sharding, tree)
 
 
 def validate(config: ml_collections.ConfigDict) -> None:
@@ -114,6 +161,8 @@ def validate(config: ml_collections.ConfigDict) -> None:
     if rows % config.train.micro_batch_size:
         raise ValueError(f"train.micro_batch_size={config.train.micro_batch_size} must divide the batch of "
                          f"{rows} sequences (prompts_per_step x samples_per_prompt)")
+    if config.mesh.sampler_tensor < 0:
+        raise ValueError(f"mesh.sampler_tensor must be >= 0 (0 = mesh.tensor), got {config.mesh.sampler_tensor}")
 
 
 class Trainer:
@@ -127,8 +176,12 @@ class Trainer:
         self.env_names = registry.resolve(config.env.collection)
         self.envs = dict(zip(self.env_names, registry.make_all(self.env_names)))  # fails listing what is missing
         self.policy = load_policy(config, self.env_names, self.workdir)
+        data_parallel = self.policy.mesh.shape["data"] * self.policy.mesh.shape["fsdp"]
+        if config.train.micro_batch_size % data_parallel:
+            raise ValueError(f"train.micro_batch_size={config.train.micro_batch_size} must be a multiple of the "
+                             f"{data_parallel} data-parallel devices (mesh.data x mesh.fsdp)")
         self.tx = make_optimizer(config.optim)
-        self.opt_state = jax.jit(self.tx.init)(self.policy.params)
+        self.opt_state = init_optimizer(self.tx, self.policy.params, self.policy.mesh)
         self.scheduler = make_scheduler(config, self.env_names)
         self.pool = EnvPool(config.env.workers, config.env.timeout_s, config.env.memory_limit_mb)
         self.checkpointer = Checkpointer(self.workdir, config.checkpoint.every, config.checkpoint.keep)
@@ -140,8 +193,11 @@ class Trainer:
             config.rollout.cache_budget_tokens or None)
         self.step = 0
         self.train_step = self._make_train_step()
-        self.batch_sharding = NamedSharding(self.policy.mesh, P(None, ("data", "fsdp")))
-        self.metrics = MetricsWriter(self.workdir, config.log.tensorboard)
+        mesh = self.policy.mesh
+        self.batch_sharding = NamedSharding(mesh, P(None, sharding.BATCH))  # [M, b, ...] micro-batches
+        self.staging_sharding = NamedSharding(mesh, P(sharding.BATCH))  # [rows, ...] each process's kept rows
+        self.assemble = self._make_assemble()
+        self.metrics = MetricsWriter(self.workdir, config.log.tensorboard, enabled=distributed.is_primary())
         self.eval_problems = (evaluate.heldout_subset(evaluate.load_problems(), config.eval.problems)
                               if config.eval.every > 0 else [])
 
@@ -152,6 +208,18 @@ class Trainer:
 
     def save(self) -> None:
         self.checkpointer.save(self.step, self.policy.params, self.opt_state, self.meta())
+        if jax.process_count() > 1:
+            self.check_in_sync()
+
+    def check_in_sync(self) -> None:
+        """Every process must hold the same step, scheduler state and sampler weights: process 0 alone
+        writes the checkpoint's JSON, and every process samples with its own copy of the weights."""
+        state = json.dumps({"step": self.step, "scheduler": self.scheduler.state_dict()}, sort_keys=True)
+        scheduler = distributed.assert_same(state, f"the scheduler state at step {self.step}")
+        weights = f"{int(sharding.fingerprint(nnx.state(self.policy.sampler_model(), nnx.Param))):08x}"
+        distributed.assert_same(weights, f"the sampler weights at step {self.step}")
+        log.info("process %d of %d in sync at step %d: scheduler state %s, sampler weights %s",
+                 jax.process_index(), jax.process_count(), self.step, scheduler, weights)
 
     def maybe_resume(self) -> bool:
         """Restore the latest checkpoint in the workdir, if any."""
@@ -170,33 +238,70 @@ class Trainer:
     def sampling_key(self, round_index: int) -> jax.Array:
         return jax.random.fold_in(jax.random.fold_in(jax.random.key(self.config.seed), self.step), round_index)
 
-    def collect(self) -> tuple[list[Group], list[Group], RolloutStats]:
+    def collect(self) -> tuple[list[Group], GroupRecords, np.ndarray, RolloutStats]:
         """Dynamic sampling: draw rounds until enough groups with unequal rewards are kept.
 
-        Returns (kept groups for training, every generated group, stats).
+        Returns (this process's generated groups, the records of every process's groups, the
+        indices of the kept records in draw order, stats summed over processes).
         """
         cfg = self.config.rollout
         stats = RolloutStats()
-        kept: list[Group] = []
-        generated: list[Group] = []
+        start = time.perf_counter()
+        model = self.policy.sampler_model()  # the training parameters, gathered onto this process's sampler
+        stats.seconds["reshard"] = time.perf_counter() - start
+        mine: list[Group] = []
+        rounds: list[GroupRecords] = []
+        kept: list[int] = []
         for round_index in range(cfg.max_rounds):
             start = time.perf_counter()
-            draws = [self.scheduler.sample() for _ in range(cfg.oversample_prompts)]
-            problems = self.pool.generate([(d.env, d.difficulty, d.seed) for d in draws])
+            draws = [self.scheduler.sample() for _ in range(cfg.oversample_prompts)]  # the same on every process
+            share = distributed.process_slice(len(draws))
+            problems = self.pool.generate([(d.env, d.difficulty, d.seed) for d in draws[share]])
             stats.failed_generations += sum(p is None for p in problems)
             stats.seconds["sample"] += time.perf_counter() - start
-            groups = sample_groups(self.policy, self.pool, [p for p in problems if p is not None], self.sampling,
-                                   self.sampling_key(round_index), stats)
+            ids = [share.start + i for i, p in enumerate(problems) if p is not None]
+            groups = sample_groups(self.policy, model, self.pool, [p for p in problems if p is not None],
+                                   self.sampling, self.sampling_key(round_index), stats, prompt_ids=ids)
             stats.rounds += 1
-            generated += groups
-            for group in groups:
-                informative = np.std(group.rewards(self.config.env.reward_key)) > 0
+            first = sum(len(r.owner) for r in rounds)
+            rounds.append(self.gather_records(groups, -(-len(draws) // jax.process_count())))
+            mine += groups
+            for i, informative in enumerate(rounds[-1].informative):
                 if (informative or not cfg.dynamic_sampling) and len(kept) < cfg.prompts_per_step:
-                    kept.append(group)
+                    kept.append(first + i)
             if len(kept) >= cfg.prompts_per_step:
                 break
-        stats.drawn_groups, stats.kept_groups = len(generated), len(kept)
-        return kept, generated, stats
+        records = GroupRecords(*map(np.concatenate, zip(*rounds)))
+        counts = distributed.allgather(np.array([stats.failed_generations, stats.skipped_long_prompts,
+                                                 stats.generated_tokens, stats.peak_cache_bytes], np.int64))
+        stats.failed_generations, stats.skipped_long_prompts, stats.generated_tokens = map(int, counts[:, :3].sum(0))
+        stats.peak_cache_bytes = int(counts[:, 3].max())
+        stats.drawn_groups, stats.kept_groups = len(records.owner), len(kept)
+        return mine, records, np.array(kept, np.int64), stats
+
+    def gather_records(self, groups: list[Group], capacity: int) -> GroupRecords:
+        """Every process's groups of one round as records, in draw order (identical on every process)."""
+        g = self.config.rollout.samples_per_prompt
+        local = GroupRecords(
+            owner=np.full(capacity, -1, np.int32), env=np.zeros(capacity, np.int32),  # owner -1: an empty slot
+            difficulty=np.zeros(capacity, np.int32), prompt_length=np.zeros(capacity, np.int32),
+            informative=np.zeros(capacity, bool), reward=np.zeros((capacity, g)),
+            accuracy=np.zeros((capacity, g), bool), format_ok=np.zeros((capacity, g), bool),
+            length=np.zeros((capacity, g), np.int32), truncated=np.zeros((capacity, g), bool))
+        for i, group in enumerate(groups):
+            local.owner[i] = jax.process_index()
+            local.env[i] = self.env_names.index(group.problem.env)
+            local.difficulty[i] = group.problem.difficulty
+            local.prompt_length[i] = len(group.prompt_tokens)
+            local.informative[i] = np.std(group.rewards(self.config.env.reward_key)) > 0
+            local.reward[i] = [v.reward for v in group.verdicts]
+            local.accuracy[i] = [v.accuracy for v in group.verdicts]
+            local.format_ok[i] = [v.format_ok for v in group.verdicts]
+            local.length[i] = [len(r) for r in group.response_tokens]
+            local.truncated[i] = group.truncated
+        everyone = distributed.allgather(local)  # [P, capacity, ...], process order = draw order
+        present = everyone.owner.reshape(-1) >= 0
+        return GroupRecords(*(x.reshape(-1, *x.shape[2:])[present] for x in everyone))
 
     # -- update -------------------------------------------------------------
     def _make_train_step(self):
@@ -228,27 +333,55 @@ class Trainer:
             params = optax.apply_updates(params, updates)
             return params, opt_state, {"loss": loss / denominator, "grad_norm": grad_norm, **metrics}
 
-        return jax.jit(train_step, donate_argnums=(0, 1))
+        # Outputs keep the inputs' placement, so the next step reuses this compilation.
+        replicated = NamedSharding(self.policy.mesh, P())
+        return jax.jit(train_step, donate_argnums=(0, 1),
+                       out_shardings=(shardings_of(self.policy.params), shardings_of(self.opt_state), replicated))
 
-    def update(self, groups: list[Group]) -> dict[str, float]:
-        """One optimiser step on the kept groups (padded with empty rows to a fixed batch)."""
+    def _make_assemble(self):
+        micro, aggregation = self.config.train.micro_batch_size, self.config.loss.aggregation
+
+        def assemble(staging: SequenceBatch, index: jax.Array):
+            """Staging rows (each process's kept groups) -> the batch in draw order as micro-batches
+            [M, b, ...], the loss denominator of the whole batch and its response token count."""
+            batch = SequenceBatch(*(x[index].reshape(-1, micro, *x.shape[1:]) for x in staging))
+            mask = batch.loss_mask.reshape(-1, batch.loss_mask.shape[-1])
+            denominator = dapo.aggregate(jnp.zeros(mask.shape), mask, aggregation)[1]
+            return batch, jnp.maximum(denominator, 1.0), jnp.sum(mask)
+
+        replicated = NamedSharding(self.policy.mesh, P())
+        return jax.jit(assemble, out_shardings=(self.batch_sharding, replicated, replicated))
+
+    def update(self, mine: list[Group], records: GroupRecords, kept: np.ndarray) -> dict[str, float]:
+        """One optimiser step on the kept groups (padded with empty rows to a fixed batch).
+
+        Each process packs the kept groups it holds into its rows of a staging array
+        (`make_array_from_process_local_data`); one gather puts every row in draw order.
+        """
         cfg = self.config
         g = cfg.rollout.samples_per_prompt
         rows = cfg.rollout.prompts_per_step * g
-        advantages = np.concatenate([
-            dapo.group_advantages(self.shaped_rewards(group), g, cfg.loss.normalize_std) for group in groups])
-        prompts = [group.prompt_tokens for group in groups for _ in range(g)]
-        responses = [r for group in groups for r in group.response_tokens]
-        logprobs = [lp for group in groups for lp in group.sampler_logprobs]
-        batch = build_sequences(prompts, responses, self.policy.tokenizer.pad_id, logprobs, advantages, rows)
-        denominator = float(dapo.aggregate(jnp.zeros(batch.loss_mask.shape), batch.loss_mask,
-                                           cfg.loss.aggregation)[1])
-        micro = cfg.train.micro_batch_size
-        stacked = jax.tree.map(lambda x: x.reshape(rows // micro, micro, *x.shape[1:]), batch)
-        stacked = jax.device_put(SequenceBatch(*stacked), self.batch_sharding)
+        owner, slot = records.owner[kept], rank_within(records.owner[kept])  # slot: among the owner's kept
+        own = [mine[i] for i in rank_within(records.owner)[kept][owner == jax.process_index()]]
+        mesh = self.policy.mesh
+        shards = mesh.shape["data"] * mesh.shape["fsdp"] // jax.process_count()  # batch shards per process
+        cap = -(-(np.bincount(owner, minlength=jax.process_count()).max() * g + 1) // shards) * shards
+        advantages = [a for group in own
+                      for a in dapo.group_advantages(self.shaped_rewards(group), g, cfg.loss.normalize_std)]
+        length = bucket(int(np.max(records.prompt_length[kept] + records.length[kept].max(axis=1))))
+        local = build_sequences([group.prompt_tokens for group in own for _ in range(g)],
+                                [r for group in own for r in group.response_tokens], self.policy.tokenizer.pad_id,
+                                [lp for group in own for lp in group.sampler_logprobs], advantages, cap, length)
+        staged = jax.process_count() * cap
+        staging = SequenceBatch(*(jax.make_array_from_process_local_data(self.staging_sharding, x,
+                                                                         (staged, *x.shape[1:])) for x in local))
+        place = sharding.process_rows(self.staging_sharding, staged)  # process -> its staging rows, in order
+        index = np.full(rows, place[0][cap - 1], np.int32)  # padding: process 0's last row is always empty
+        index[:len(kept) * g] = [place[q][s * g + j] for q, s in zip(owner, slot) for j in range(g)]
+        batch, denominator, tokens = self.assemble(staging, index)
         self.policy.params, self.opt_state, metrics = self.train_step(
-            self.policy.params, self.opt_state, stacked, jnp.float32(max(denominator, 1.0)))
-        tokens = max(float(batch.loss_mask.sum()), 1.0)
+            self.policy.params, self.opt_state, batch, denominator)
+        tokens = max(float(tokens), 1.0)
         result = {"train/loss": float(metrics["loss"]), "train/grad_norm": float(metrics["grad_norm"]),
                   "train/clip_fraction": float(metrics["clip_fraction"]) / tokens}
         if "tis_weight" in metrics:
@@ -269,14 +402,15 @@ class Trainer:
     # -- the loop -----------------------------------------------------------
     def train_one_step(self) -> dict[str, float]:
         start = time.perf_counter()
-        kept, generated, stats = self.collect()
-        rollouts = [Rollout(g.problem.env, g.problem.difficulty, float(v.accuracy))
-                    for g in generated for v in g.verdicts]
-        promoted = self.scheduler.update(rollouts)
-        metrics = rollout_metrics(generated, stats, self.config.rollout.max_response_tokens)
+        mine, records, kept, stats = self.collect()
+        promoted = self.scheduler.update(
+            Rollout(self.env_names[env], int(difficulty), float(accuracy))
+            for env, difficulty, accuracies in zip(records.env, records.difficulty, records.accuracy)
+            for accuracy in accuracies)
+        metrics = rollout_metrics(records, self.env_names, stats)
         train_start = time.perf_counter()
-        if kept:
-            metrics.update(self.update(kept))
+        if len(kept):
+            metrics.update(self.update(mine, records, kept))
         metrics["time/train"] = time.perf_counter() - train_start
         for env, h in self.scheduler.upper.items():
             metrics[f"difficulty/{env}"] = h
@@ -310,13 +444,15 @@ class Trainer:
                 metrics = self.train_one_step()
                 self.metrics.write(self.step, metrics)
                 progress.update(self.step, metrics)
-                if self.checkpointer.should_save(self.step) or stop.requested or self.step == self.config.steps:
+                stopping = distributed.any_process(stop.requested)  # every process stops at the same step
+                if self.checkpointer.should_save(self.step) or stopping or self.step == self.config.steps:
                     self.save()
-                if stop.requested:
+                if stopping:
                     log.warning("stop requested: saved step %d, exiting", self.step)
                     break
         progress.close()
-        self.report()
+        if distributed.is_primary():
+            self.report()
 
     def report(self) -> None:
         """The final table of each environment's level h and recent accuracy; the plots."""
@@ -345,14 +481,15 @@ class Trainer:
         # Short warm-up, cosine decay to lr/10, clipped: fast and stable on a freshly initialised model.
         schedule = optax.warmup_cosine_decay_schedule(0.0, cfg.lr, min(30, cfg.steps // 4), cfg.steps, cfg.lr / 10)
         tx = optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=0.0))
-        opt_state = jax.jit(tx.init)(self.policy.params)
+        opt_state = init_optimizer(tx, self.policy.params, self.policy.mesh)
         graphdef, rest = self.policy.graphdef, self.policy.rest
 
         def loss_fn(params, batch: SequenceBatch):
             logp = sequence_logprobs(nnx.merge(graphdef, params, rest), batch, 1.0)
             return -jnp.sum(logp * batch.loss_mask) / jnp.maximum(jnp.sum(batch.loss_mask), 1.0)
 
-        @jax.jit
+        @functools.partial(jax.jit, out_shardings=(shardings_of(self.policy.params), shardings_of(opt_state),
+                                                   NamedSharding(self.policy.mesh, P())))
         def sft_step(params, opt_state, batch):
             loss, grads = jax.value_and_grad(loss_fn)(params, batch)
             updates, opt_state = tx.update(grads, opt_state, params)
@@ -391,17 +528,17 @@ def make_scheduler(config: ml_collections.ConfigDict, env_names: Sequence[str]) 
                              s.min_prompts * config.rollout.samples_per_prompt, seed=config.seed)
 
 
-def rollout_metrics(groups: list[Group], stats: RolloutStats, max_response_tokens: int) -> dict[str, float]:
+def rollout_metrics(records: GroupRecords, env_names: Sequence[str], stats: RolloutStats) -> dict[str, float]:
     """Means over every generated response of the step, per-environment accuracy, time split."""
-    verdicts = [v for g in groups for v in g.verdicts]
-    lengths = np.array([len(r) for g in groups for r in g.response_tokens] or [0])
+    n = len(records.owner)
+    lengths = records.length.reshape(-1) if n else np.zeros(1)
     metrics: dict[str, float] = {
-        "rollout/reward": float(np.mean([v.reward for v in verdicts])) if verdicts else 0.0,
-        "rollout/accuracy": float(np.mean([v.accuracy for v in verdicts])) if verdicts else 0.0,
-        "rollout/format_ok": float(np.mean([v.format_ok for v in verdicts])) if verdicts else 0.0,
+        "rollout/reward": float(np.mean(records.reward)) if n else 0.0,
+        "rollout/accuracy": float(np.mean(records.accuracy)) if n else 0.0,
+        "rollout/format_ok": float(np.mean(records.format_ok)) if n else 0.0,
         "rollout/response_length_mean": float(lengths.mean()),
         "rollout/response_length_max": float(lengths.max()),
-        "rollout/truncation_rate": float(np.mean([t for g in groups for t in g.truncated])) if groups else 0.0,
+        "rollout/truncation_rate": float(np.mean(records.truncated)) if n else 0.0,
         "rollout/effective_prompt_ratio": stats.kept_groups / max(stats.drawn_groups, 1),
         "rollout/kept_groups": stats.kept_groups,
         "rollout/drawn_groups": stats.drawn_groups,
@@ -409,14 +546,10 @@ def rollout_metrics(groups: list[Group], stats: RolloutStats, max_response_token
         "rollout/failed_generations": stats.failed_generations,
         "rollout/skipped_long_prompts": stats.skipped_long_prompts,
         "rollout/generate_tokens_per_s": stats.generated_tokens / max(stats.seconds["generate"], 1e-9),
+        "rollout/peak_cache_mib": stats.peak_cache_bytes / 2**20,  # one process's sampler KV cache
     }
     for name, seconds in stats.seconds.items():
         metrics[f"time/{name}"] = seconds
-    per_env: dict[str, list[float]] = {}
-    for g in groups:
-        per_env.setdefault(g.problem.env, []).extend(float(v.accuracy) for v in g.verdicts)
-    for env, values in per_env.items():
-        metrics[f"accuracy/{env}"] = float(np.mean(values))
+    for env in dict.fromkeys(records.env):  # in order of first appearance
+        metrics[f"accuracy/{env_names[env]}"] = float(np.mean(records.accuracy[records.env == env]))
     return metrics
-
-

@@ -92,6 +92,15 @@ def test_same_rng_same_samples_whatever_the_chunking(model):
     np.testing.assert_allclose(chunked.logprobs, a.logprobs, atol=1e-5)
 
 
+def test_a_prompts_samples_depend_on_its_id_not_on_the_other_prompts(model):
+    a = generate(model, temperature=1.0, rng=5)
+    order = [2, 0, 1]  # the same prompts reordered, named by their ids (same shapes: no new compilation)
+    b = sampler.generate(model, [PROMPTS[i] for i in order], n_per_prompt=G, max_new_tokens=M, stop_ids=NO_STOP,
+                         rng=5, temperature=1.0, prompt_ids=order)
+    for j, i in enumerate(order):
+        np.testing.assert_array_equal(b.tokens[j * G:(j + 1) * G], a.tokens[i * G:(i + 1) * G])
+
+
 @pytest.mark.parametrize("top_k, top_p", [(3, 1.0), (-1, 0.6), (5, 0.5)])
 def test_top_k_and_top_p_samples_stay_in_the_allowed_set(model, top_k, top_p):
     out = generate(model, temperature=1.5, top_k=top_k, top_p=top_p, rng=11)

@@ -1,0 +1,13 @@
+"""1×GPU (e.g. one H100 80 GB): python -m rlve_jax.main --config=configs/mesh/gpu1.py:c256 --config.model.path=DIR
+
+Trainer and sampler share the one device; a 1.5B model fits (bf16 weights 3 GB, Adam moments 6 GB,
+rematerialised activations); larger ones need more GPUs (gpu8.py).
+"""
+
+from rlve_jax.defaults import experiment
+
+
+def get_config(name: str = "c256"):
+    config = experiment(name)
+    config.mesh.data, config.mesh.fsdp, config.mesh.tensor = 1, 1, 1
+    return config

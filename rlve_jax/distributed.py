@@ -1,0 +1,80 @@
+"""JAX's multi-controller runtime: every host runs the same program on its own devices.
+
+`initialize` runs before anything touches a device (XLA flags and `jax.distributed` are only read
+when the backend starts). The helpers below are the few host-side exchanges the trainer needs:
+a process's share of a list, exact all-gathers of small host arrays, a divergence check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+
+import jax
+import ml_collections
+import numpy as np
+from jax.experimental import multihost_utils
+
+log = logging.getLogger(__name__)
+
+
+def initialize(config: ml_collections.ConfigDict) -> None:
+    """XLA flags from the config, then `jax.distributed.initialize` unless the run is one process."""
+    if config.xla_flags:  # the user's own XLA_FLAGS come last, so they win
+        os.environ["XLA_FLAGS"] = f"{config.xla_flags} {os.environ.get('XLA_FLAGS', '')}".strip()
+    d = config.distributed
+    if d.num_processes == 1:
+        return
+    # Cross-process collectives of the CPU backend (JAX's default; set so CPU runs do not depend on it).
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    # Unset values (0, "", -1) are auto-detected by JAX on TPU VMs, SLURM and Open MPI.
+    jax.distributed.initialize(coordinator_address=d.coordinator_address or None,
+                               num_processes=d.num_processes or None,
+                               process_id=None if d.process_id < 0 else d.process_id)
+    log.info("process %d of %d, %d local devices of %d", jax.process_index(), jax.process_count(),
+             jax.local_device_count(), jax.device_count())
+
+
+def is_primary() -> bool:
+    """Process 0 writes what is written once (metrics, plots, the final table)."""
+    return jax.process_index() == 0
+
+
+def process_slice(n: int) -> slice:
+    """This process's contiguous share of n items (in process order; at most ceil(n / P) items)."""
+    p, count = jax.process_index(), jax.process_count()
+    return slice(p * n // count, (p + 1) * n // count)
+
+
+def any_process(flag: bool) -> bool:
+    """True on every process if it is true on any (e.g. a stop signal that reached one host)."""
+    return bool(allgather(np.array(flag)).any())
+
+
+def allgather(tree):
+    """Every process's value of a pytree of numpy arrays (same shapes everywhere), stacked: [P, ...].
+
+    The arrays travel as bytes, so float64 and int64 arrive exactly (JAX narrows them without x64).
+    """
+    leaves, treedef = jax.tree.flatten(tree)
+    leaves = [np.ascontiguousarray(x) for x in leaves]
+    if jax.process_count() == 1:
+        return treedef.unflatten([x[None] for x in leaves])
+    raw = np.concatenate([x.reshape(-1).view(np.uint8) for x in leaves] or [np.zeros(0, np.uint8)])
+    gathered = np.asarray(multihost_utils.process_allgather(raw))  # [P, bytes]
+    out, offset = [], 0
+    for x in leaves:
+        out.append(gathered[:, offset:offset + x.nbytes].copy().view(x.dtype).reshape(-1, *x.shape))
+        offset += x.nbytes
+    return treedef.unflatten(out)
+
+
+def assert_same(text: str, what: str) -> str:
+    """Fail if processes disagree on `text` (e.g. a state digest); returns its short hash."""
+    digest = hashlib.sha256(text.encode()).digest()
+    everyone = allgather(np.frombuffer(digest, np.uint8))
+    if (everyone != everyone[0]).any():
+        differ = [p for p in range(len(everyone)) if (everyone[p] != everyone[0]).any()]
+        raise RuntimeError(f"processes {differ} disagree with process 0 on {what}")
+    return digest.hex()[:16]
