@@ -59,6 +59,10 @@ class Checkpointer:
             params=ocp.args.StandardRestore(_abstract(params_like))))
         return restored["params"]
 
+    def restore_meta(self, step: int) -> dict:
+        """Only the JSON record (step, scheduler state, the run's config, ...)."""
+        return self.manager.restore(step, args=ocp.args.Composite(meta=ocp.args.JsonRestore()))["meta"]
+
     def close(self) -> None:
         self.manager.close()
 

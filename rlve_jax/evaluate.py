@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import random
 import re
@@ -31,6 +32,8 @@ from rlve_jax.checkpoint import Checkpointer
 from rlve_jax.env import Environment, Problem, Verdict, extract_answer
 from rlve_jax.pool import EnvPool
 from rlve_jax.rollout import Policy, RolloutStats, SamplingSettings, load_policy, sample_groups
+
+log = logging.getLogger(__name__)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 HELDOUT_PATH = REPO_ROOT / "data" / "heldout_test.jsonl"
@@ -264,10 +267,7 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
         suites = {n: (load_benchmark(n)[:first], config.eval.samples or BENCHMARKS[n][1]) for n in names}
     else:
         raise ValueError(f"eval.suite must be 'heldout' or 'benchmarks', got {config.eval.suite!r}")
-    env_names = registry.resolve(config.env.collection)
-    policy = load_policy(config, env_names, workdir)
-    if config.eval.checkpoint:
-        policy.params = restore_params(config.eval.checkpoint, policy.params)
+    policy = eval_policy(config, workdir)
     results = {}
     with EnvPool(config.env.workers, config.env.timeout_s, config.env.memory_limit_mb,
                  extra_envs=list(JUDGES.values())) as pool:
@@ -289,15 +289,29 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
     return results
 
 
-def restore_params(training_workdir: str | Path, params_like):
-    """The parameters of the latest checkpoint of a training run."""
+def eval_policy(config: ml_collections.ConfigDict, workdir: Path) -> Policy:
+    """The policy to evaluate: config.model as given, or with eval.checkpoint set, the latest checkpoint
+    of that training run, built with the run's own model and tokenizer settings (read from the checkpoint)."""
+    env_names = registry.resolve(config.env.collection)
+    if not config.eval.checkpoint:
+        return load_policy(config, env_names, workdir)
+    training_workdir = Path(config.eval.checkpoint)
     checkpointer = Checkpointer(training_workdir)
-    step = checkpointer.latest_step()
-    if step is None:
-        raise FileNotFoundError(f"no checkpoint under {training_workdir}/checkpoints")
-    params = checkpointer.restore_params(step, params_like)
-    checkpointer.close()
-    return params
+    try:
+        step = checkpointer.latest_step()
+        if step is None:
+            raise FileNotFoundError(f"no checkpoint under {training_workdir}/checkpoints (eval.checkpoint)")
+        trained = checkpointer.restore_meta(step)["config"]
+        config = ml_collections.ConfigDict({**config.to_dict(), "model": trained["model"],
+                                            "tokenizer": trained["tokenizer"]})
+        if config.tokenizer.path == "tiny":  # the tokenizer the run built for itself
+            config.tokenizer.path = str(training_workdir / "tokenizer")
+        policy = load_policy(config, env_names, workdir)
+        policy.params = checkpointer.restore_params(step, policy.params)
+    finally:
+        checkpointer.close()
+    log.info("evaluating step %d of %s", step, training_workdir)
+    return policy
 
 
 def main(argv: Sequence[str] | None = None) -> None:

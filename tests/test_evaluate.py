@@ -3,6 +3,8 @@
 import json
 import math
 
+import jax
+import numpy as np
 import pytest
 
 from rlve_jax import evaluate
@@ -111,3 +113,34 @@ def test_eval_pipeline_end_to_end_on_a_tiny_model(tmp_path, capsys):
             assert len(records) == 8 and {"prompt", "response", "extracted_answer", "reward"} <= set(records[0])
             assert json.loads((tmp_path / suite / f"{name}_summary.json").read_text())["problems"] == 4
     assert "problems/s" in capsys.readouterr().out
+
+
+def test_eval_of_a_training_checkpoint_uses_the_runs_own_model_settings(tmp_path):
+    """The eval config's model settings (scanned layers) differ from the run's (a Python loop): the
+    checkpoint's record decides, and the saved parameters and tokenizer are the ones evaluated."""
+    from configs.eval_heldout import get_config as heldout_config
+    from configs.tiny import get_config as tiny_config
+
+    import optax
+
+    from rlve_jax.checkpoint import Checkpointer
+    from rlve_jax.rollout import load_policy
+
+    training = tiny_config()
+    run = tmp_path / "run"
+    policy = load_policy(training, ["Multiplication"], run)
+    params = jax.tree.map(lambda x: x * 1.5, policy.params)  # not what a fresh init would give
+    checkpointer = Checkpointer(run)
+    checkpointer.save(7, params, optax.sgd(0.1).init(params), {"step": 7, "config": training.to_dict()})
+    checkpointer.close()
+
+    config = heldout_config()
+    assert config.model.scan_layers != training.model.scan_layers
+    config.eval.checkpoint = str(run)
+    evaluated = evaluate.eval_policy(config, tmp_path / "eval")
+    for a, b in zip(jax.tree.leaves(evaluated.params), jax.tree.leaves(params)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert not (tmp_path / "eval" / "tokenizer").exists()  # the run's own, not a new one
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        config.eval.checkpoint = str(tmp_path / "nothing")
+        evaluate.eval_policy(config, tmp_path / "eval")
