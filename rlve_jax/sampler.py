@@ -74,16 +74,21 @@ def sample_tokens(logits: jax.Array, keys: jax.Array, temperature: jax.Array, to
                   top_k: jax.Array) -> tuple[jax.Array, jax.Array]:
     """logits [R, V] f32 -> (token [R], its logprob [R]). temperature <= 0 is greedy (logprob at T=1).
 
-    Inverse-CDF sampling: one uniform number per row instead of V Gumbel draws.
+    Inverse-CDF sampling: one uniform number per row instead of V Gumbel draws; skipped when every
+    row is greedy (the filter and the CDF cost more than the argmax).
     """
     greedy = temperature <= 0
     scaled = logits / jnp.where(greedy, 1.0, temperature)[:, None]
-    V = logits.shape[-1]
-    needs_filter = jnp.any(((top_k > 0) & (top_k < V)) | (top_p < 1.0))
-    filtered = jax.lax.cond(needs_filter, _filter_top_k_top_p, lambda s, k, p: s, scaled, top_k, top_p)
-    cdf = jnp.cumsum(jax.nn.softmax(filtered, axis=-1), axis=-1)  # [R, V]
-    u = jax.vmap(lambda k: jax.random.uniform(k, minval=jnp.finfo(jnp.float32).tiny))(keys) * cdf[:, -1]  # (0, 1]
-    sampled = jnp.minimum(jnp.sum(cdf < u[:, None], axis=-1), V - 1)  # first index with cdf >= u
+    R, V = logits.shape
+
+    def draw(scaled, keys, top_k, top_p):
+        needs_filter = jnp.any(((top_k > 0) & (top_k < V)) | (top_p < 1.0))
+        filtered = jax.lax.cond(needs_filter, _filter_top_k_top_p, lambda s, k, p: s, scaled, top_k, top_p)
+        cdf = jnp.cumsum(jax.nn.softmax(filtered, axis=-1), axis=-1)  # [R, V]
+        u = jax.vmap(lambda k: jax.random.uniform(k, minval=jnp.finfo(jnp.float32).tiny))(keys) * cdf[:, -1]
+        return jnp.minimum(jnp.sum(cdf < u[:, None], axis=-1), V - 1).astype(jnp.int32)  # first cdf >= u
+
+    sampled = jax.lax.cond(jnp.all(greedy), lambda *_: jnp.zeros(R, jnp.int32), draw, scaled, keys, top_k, top_p)
     token = jnp.where(greedy, jnp.argmax(logits, axis=-1), sampled).astype(jnp.int32)
     logprob = jnp.take_along_axis(jax.nn.log_softmax(scaled, axis=-1), token[:, None], axis=-1)[:, 0]
     return token, logprob
