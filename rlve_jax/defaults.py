@@ -133,9 +133,14 @@ def base_config() -> ml_collections.ConfigDict:
     return c
 
 
-def experiment(name: str) -> ml_collections.ConfigDict:
-    """The config of configs/<name>.py; a mesh preset starts from one (--config=configs/mesh/gpu8.py:c256)."""
-    spec = importlib.util.spec_from_file_location(f"configs.{name}", CONFIGS / f"{name}.py")
+def load_config_file(path: str | Path, *args: str) -> ml_collections.ConfigDict:
+    """`get_config(*args)` of a config file (what --config=path:arg gives absl)."""
+    spec = importlib.util.spec_from_file_location(f"_config_{Path(path).stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.get_config()
+    return module.get_config(*args)
+
+
+def experiment(name: str) -> ml_collections.ConfigDict:
+    """The config of configs/<name>.py; a mesh preset starts from one (--config=configs/mesh/gpu8.py:c256)."""
+    return load_config_file(CONFIGS / f"{name}.py")

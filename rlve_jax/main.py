@@ -23,15 +23,13 @@ _WORKDIR = flags.DEFINE_string("workdir", None, "run directory (checkpoints, met
 def unknown_overrides(argv: list[str]) -> list[str]:
     """`--config.a.b=v` arguments whose key is not in the config file's tree, with suggestions."""
     import difflib
-    import importlib.util
+
+    from rlve_jax.defaults import load_config_file
 
     path = next((a.split("=", 1)[1] for a in argv if a.startswith("--config=")), None)
     if path is None:
         return []
-    spec = importlib.util.spec_from_file_location("_config_file", path.split(":")[0])
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    known = set(flatten_keys(module.get_config()))
+    known = set(flatten_keys(load_config_file(*path.split(":", 1))))
     problems = []
     for arg in argv:
         if arg.startswith("--config.") and "=" in arg:
