@@ -8,6 +8,7 @@ mid-save leaves the previous checkpoint intact.
 
 from __future__ import annotations
 
+import json
 import signal
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,18 @@ class Checkpointer:
 
     def close(self) -> None:
         self.manager.close()
+
+
+def load_on_one_device(workdir: str | Path, step: int) -> tuple[Any, dict]:
+    """A checkpoint's parameters, whatever mesh wrote them, on this process's first device, and its
+    JSON record (to inspect or compare runs)."""
+    directory = Path(workdir).absolute() / "checkpoints" / str(step)
+    here = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+    with ocp.StandardCheckpointer() as checkpointer:
+        shapes = checkpointer.metadata(directory / "params").item_metadata
+        target = jax.tree.map(lambda m: jax.ShapeDtypeStruct(m.shape, m.dtype, sharding=here), shapes)
+        params = checkpointer.restore(directory / "params", target)
+    return params, json.loads((directory / "meta" / "metadata").read_text())
 
 
 class StopRequest:

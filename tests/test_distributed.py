@@ -17,6 +17,7 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from rlve_jax import convert, distributed, sharding
+from rlve_jax.checkpoint import load_on_one_device
 from rlve_jax.defaults import CONFIGS, base_config, experiment, load_config_file
 from rlve_jax.main import flatten_keys
 from test_trainer import FAST, REPO
@@ -87,16 +88,8 @@ def free_port() -> int:
 
 
 def checkpoint(workdir: Path, step: int):
-    """Parameters (onto this process's first device, whatever mesh wrote them) and the JSON record."""
-    import orbax.checkpoint as ocp
-
-    directory = workdir.absolute() / "checkpoints" / str(step)
-    here = jax.sharding.SingleDeviceSharding(jax.devices()[0])
-    with ocp.StandardCheckpointer() as checkpointer:
-        shapes = checkpointer.metadata(directory / "params").item_metadata
-        target = jax.tree.map(lambda m: jax.ShapeDtypeStruct(m.shape, m.dtype, sharding=here), shapes)
-        params = checkpointer.restore(directory / "params", target)
-    return [np.asarray(x) for x in jax.tree.leaves(params)], json.loads((directory / "meta" / "metadata").read_text())
+    params, meta = load_on_one_device(workdir, step)
+    return [np.asarray(x) for x in jax.tree.leaves(params)], meta
 
 
 def test_two_processes_train_like_one(tmp_path):
