@@ -153,3 +153,25 @@ def test_sample_tokens_filters():
     tokens = np.asarray(tokens)
     assert (tokens[kind != 2] == 0).all() and set(tokens[kind == 2]) == {0, 1}
     np.testing.assert_allclose(logprobs, logits[jnp.arange(n), tokens], rtol=1e-6)
+
+
+@pytest.mark.parametrize("V", [5, 256, 257, 3000])
+def test_two_level_inverse_cdf_finds_the_first_index_reaching_u(V):
+    """Against a float64 cumsum; sparse rows (zeros across block edges) never yield a zero-probability token."""
+    rng = np.random.default_rng(V)
+    probs = (rng.random((256, V)) * (rng.random((256, V)) < 0.2)).astype(np.float32)
+    probs[:, rng.integers(0, V, 256)] += 0.01
+    u = rng.random(256).astype(np.float32)
+    u[:4] = [np.float32(1e-30), np.nextafter(np.float32(1), np.float32(0)), 0.5, 0.999999]
+    got = np.asarray(sampler._inverse_cdf(jnp.asarray(probs), jnp.asarray(u), block=64))
+    cdf = np.cumsum(probs.astype(np.float64), axis=-1)
+    expected = np.minimum(np.sum(cdf < u[:, None] * cdf[:, -1:], axis=-1), V - 1)
+    assert np.mean(got == expected) > 0.98  # float32 block sums vs a float64 scan: rare ties differ
+    assert (probs[np.arange(256), got] > 0).all()
+    assert got[1] == np.flatnonzero(probs[1])[-1]  # u just below 1: the last likely token
+    # u = 1 over dense mass that ends mid-vocabulary: the block's own cumsum rounds differently from the
+    # block sums, and the answer must still be the last likely token, not the zero after it.
+    dense = np.zeros((64, V), np.float32)
+    dense[:, :(V + 1) // 2] = rng.random((64, (V + 1) // 2)) + 0.1
+    last = np.asarray(sampler._inverse_cdf(jnp.asarray(dense), jnp.ones(64), block=64))
+    np.testing.assert_array_equal(last, (V + 1) // 2 - 1)
