@@ -57,17 +57,42 @@ def _per_row(value, n_prompts: int, group: int, dtype) -> np.ndarray:
     return np.repeat(value, group)
 
 
+def _order_keys(x: jax.Array) -> jax.Array:
+    """float32 -> uint32 with the same order (NaN aside), so that thresholds can be bisected exactly."""
+    x = jnp.where(x == 0, 0.0, x).astype(jnp.float32)  # -0.0 ties with +0.0
+    bits = jax.lax.bitcast_convert_type(x, jnp.uint32)
+    return jnp.where(bits >> 31 == 1, ~bits, bits | jnp.uint32(1 << 31))
+
+
+def _bisect(keys: jax.Array, accept) -> jax.Array:
+    """Per row, the smallest key t in [row min, row max] with accept(t) true (accept: [R, 1] -> [R, 1]
+    bool, monotone: false below the answer, true from it on; true at the row max). keys [R, V] -> [R, 1]."""
+    lo, hi = jnp.min(keys, axis=-1, keepdims=True), jnp.max(keys, axis=-1, keepdims=True)
+
+    def step(_, bounds):
+        lo, hi = bounds
+        mid = lo + (hi - lo) // 2
+        ok = accept(mid)
+        return jnp.where(ok, lo, mid + 1), jnp.where(ok, mid, hi)
+
+    return jax.lax.fori_loop(0, 32, step, (lo, hi))[1]  # 32 halvings of a uint32 range
+
+
 def _filter_top_k_top_p(scaled: jax.Array, top_k: jax.Array, top_p: jax.Array) -> jax.Array:
-    """Mask logits outside the top-k, then outside the top-p nucleus of what remains (as HF does)."""
+    """Mask logits outside the top-k, then outside the top-p nucleus of what remains (as HF does; ties
+    at a threshold are kept). Thresholds are bisected on the values' bits, 32 passes each: a sort of
+    the vocabulary takes 400 ms per step on CPU at V=152k."""
     V = scaled.shape[-1]
-    ranked = -jnp.sort(-scaled, axis=-1)  # [R, V] descending
-    k = jnp.where((top_k > 0) & (top_k < V), top_k, V)  # [R]
-    ranked = jnp.where(jnp.arange(V) < k[:, None], ranked, -jnp.inf)
-    probs = jax.nn.softmax(ranked, axis=-1)
-    keep = (jnp.cumsum(probs, axis=-1) - probs < top_p[:, None]) & (jnp.arange(V) < k[:, None])
-    kept = jnp.maximum(jnp.sum(keep, axis=-1), 1)  # [R] (the top token is always kept)
-    threshold = jnp.take_along_axis(ranked, kept[:, None] - 1, axis=-1)  # [R, 1]
-    return jnp.where(scaled >= threshold, scaled, -jnp.inf)
+    keys = _order_keys(scaled)  # [R, V]
+    k = jnp.where((top_k > 0) & (top_k < V), top_k, V)[:, None]  # [R, 1]
+    # Top-k: the k-th largest value is the smallest t with fewer than k values above it.
+    in_top_k = keys >= _bisect(keys, lambda t: jnp.sum(keys > t, axis=-1, keepdims=True) < k)
+    probs = jax.nn.softmax(jnp.where(in_top_k, scaled, -jnp.inf), axis=-1)
+    # Top-p: keep a token when the mass strictly above it is < top_p; the cut is the smallest t whose
+    # mass above is < top_p (always an actual value, so ties at it are kept).
+    cut = _bisect(keys, lambda t: jnp.sum(jnp.where(keys > t, probs, 0.0), axis=-1, keepdims=True) < top_p[:, None])
+    in_nucleus = (keys >= cut) | (top_p[:, None] >= 1.0)  # top-p 1 keeps all, whatever the rounding of the sums
+    return jnp.where(in_top_k & in_nucleus, scaled, -jnp.inf)
 
 
 def _inverse_cdf(probs: jax.Array, u: jax.Array, block: int = 1024) -> jax.Array:

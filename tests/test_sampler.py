@@ -175,3 +175,22 @@ def test_two_level_inverse_cdf_finds_the_first_index_reaching_u(V):
     dense[:, :(V + 1) // 2] = rng.random((64, (V + 1) // 2)) + 0.1
     last = np.asarray(sampler._inverse_cdf(jnp.asarray(dense), jnp.ones(64), block=64))
     np.testing.assert_array_equal(last, (V + 1) // 2 - 1)
+
+
+def test_bisected_top_k_top_p_filter_equals_a_sorted_float64_reference():
+    """Keep the top-k (ties kept), then every token whose probability mass strictly above it is < top_p."""
+    rng = np.random.default_rng(0)
+    for V in (4, 50, 1000):
+        x = rng.standard_normal((48, V)).astype(np.float32) * rng.choice([0.1, 1.0, 5.0], (48, 1)).astype(np.float32)
+        x[::3] = np.round(x[::3], 1)  # ties, and -0.0 next to 0.0
+        top_k = rng.choice([-1, 0, 1, 3, V, V + 5], 48).astype(np.int32)
+        top_p = rng.choice([1.0, 0.9, 0.5, 0.1, 0.0], 48).astype(np.float32)
+        kept = np.isfinite(np.asarray(sampler._filter_top_k_top_p(jnp.asarray(x), jnp.asarray(top_k),
+                                                                  jnp.asarray(top_p))))
+        for row, k, p, got in zip(x, top_k, top_p, kept):
+            allowed = row >= np.sort(row)[::-1][(k if 0 < k < V else V) - 1]
+            probs = np.exp(np.where(allowed, row, -np.inf).astype(np.float64) - row.max())
+            probs /= probs.sum()
+            above = np.array([probs[row > v].sum() for v in row])
+            expected = allowed & ((above < p) | (p >= 1)) if p > 0 else row == row.max()
+            np.testing.assert_array_equal(got, expected)
