@@ -1,10 +1,10 @@
 """Sampler throughput: ours against transformers `generate` (CPU), or decode bandwidth on one GPU.
 
-    python experiments/bench_sampler.py          # CPU: tiny Qwen3-shaped model, real vocabulary, greedy
+    python experiments/bench_sampler.py          # CPU: tiny Qwen3-shaped model, real vocabulary
     python experiments/bench_sampler.py --gpu    # GPU: Qwen2.5-1.5B-shaped random model, bf16
 
-CPU: V=151936, D=256, 4 layers, 4 heads, 2 KV heads, batch 8, 32 new tokens, f32; the
-same weights in transformers; the table gives new tokens/s for both and the ratio.
+CPU: V=151936, D=256, 4 layers, 4 heads, 2 KV heads, batch 8, 32 new tokens, f32, greedy and
+T=0.6 / top-p 0.95; the same weights in transformers; the table gives new tokens/s for both and the ratio.
 GPU: batch 64 and 256, prompt 512, 1024 new tokens; tokens/s and the decode memory
 bandwidth (weights + KV cache read per step) as a fraction of a device-copy bandwidth
 measured in the same run.
@@ -34,19 +34,24 @@ def cpu(args) -> None:
     cfg, hf, model = tiny_pair()
     batch, new = 8, 32
     rows = []
-    for prompt_len in (16, 128):
-        prompts = np.random.default_rng(0).integers(0, cfg.vocab_size, (batch, prompt_len))
-        ours = best_time(lambda: sampler.generate(model, prompts.tolist(), max_new_tokens=new, temperature=0.0),
-                         args.repeats)
-        ids = torch.tensor(prompts, dtype=torch.long)
-        with torch.no_grad():
-            theirs = best_time(lambda: hf.generate(ids, max_new_tokens=new, min_new_tokens=new, do_sample=False,
-                                                   eos_token_id=None, pad_token_id=0), args.repeats)
-        n = batch * new
-        rows.append((batch, prompt_len, new, f"{n / ours:,.0f}", f"{n / theirs:,.0f}", f"{theirs / ours:.2f}x"))
-    print(f"greedy generation, tiny Qwen3 (V={cfg.vocab_size}, D={cfg.hidden_size}, L={cfg.num_layers}, "
+    # greedy, and the held-out evaluation's nucleus sampling (transformers' default top-k 50 turned off)
+    for decoding, temperature, top_p in (("greedy", 0.0, 1.0), ("T=0.6 top-p 0.95", 0.6, 0.95)):
+        for prompt_len in (16, 128):
+            prompts = np.random.default_rng(0).integers(0, cfg.vocab_size, (batch, prompt_len))
+            ours = best_time(lambda: sampler.generate(model, prompts.tolist(), max_new_tokens=new,
+                                                      temperature=temperature, top_p=top_p), args.repeats)
+            ids = torch.tensor(prompts, dtype=torch.long)
+            sampling = dict(do_sample=True, temperature=temperature, top_p=top_p, top_k=0) if temperature else {}
+            with torch.no_grad():
+                theirs = best_time(lambda: hf.generate(ids, max_new_tokens=new, min_new_tokens=new, eos_token_id=None,
+                                                       pad_token_id=0, **(sampling or {"do_sample": False})),
+                                   args.repeats)
+            n = batch * new
+            rows.append((decoding, batch, prompt_len, new, f"{n / ours:,.0f}", f"{n / theirs:,.0f}",
+                         f"{theirs / ours:.2f}x"))
+    print(f"generation, tiny Qwen3 (V={cfg.vocab_size}, D={cfg.hidden_size}, L={cfg.num_layers}, "
           f"N={cfg.num_heads}, K={cfg.num_kv_heads}), f32, {jax.devices()[0].platform}")
-    table(rows, ("batch", "prompt", "new", "ours tok/s", "transformers tok/s", "ratio"))
+    table(rows, ("decoding", "batch", "prompt", "new", "ours tok/s", "transformers tok/s", "ratio"))
 
 
 def copy_bandwidth(nbytes: int = 4 << 30) -> float:
