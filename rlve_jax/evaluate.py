@@ -31,7 +31,8 @@ from rlve_jax import distributed, registry
 from rlve_jax.checkpoint import Checkpointer
 from rlve_jax.env import Environment, Problem, Verdict, extract_answer
 from rlve_jax.pool import EnvPool
-from rlve_jax.rollout import Policy, RolloutStats, SamplingSettings, load_policy, sample_groups
+from rlve_jax.policy import Policy, load_policy
+from rlve_jax.rollout import RolloutStats, SamplingSettings, sample_groups
 
 log = logging.getLogger(__name__)
 

@@ -30,69 +30,17 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from rlve_jax import dapo, distributed, evaluate, registry, sharding
-from rlve_jax import model as model_lib
 from rlve_jax.checkpoint import Checkpointer, StopRequest
 from rlve_jax.metrics import MetricsWriter
 from rlve_jax.pool import EnvPool
-from rlve_jax.rollout import Group, RolloutStats, SamplingSettings, answer_completion, load_policy, sample_groups
+from rlve_jax.batching import SequenceBatch, bucket, build_sequences, sequence_logprobs
+from rlve_jax.policy import load_policy
+from rlve_jax.rollout import Group, RolloutStats, SamplingSettings, answer_completion, sample_groups
 from rlve_jax.scheduler import AdaptiveScheduler, Rollout, StaticScheduler
 
 log = logging.getLogger(__name__)
 
 WARM_START_SEED_OFFSET = 1 << 40  # warm-start problems never share seeds with RL problems
-
-
-# ---------------------------------------------------------------------------
-# Batches
-
-
-class SequenceBatch(NamedTuple):
-    """Prompt + response token sequences, left-aligned and right-padded, for a training forward."""
-
-    tokens: np.ndarray  # [B, T] int32
-    positions: np.ndarray  # [B, T] int32
-    mask: np.ndarray  # [B, T] bool, valid tokens (a prefix of each row)
-    loss_mask: np.ndarray  # [B, T] float32, 1 on the response tokens that count
-    sampler_logprobs: np.ndarray  # [B, T] float32, at the response tokens
-    advantages: np.ndarray  # [B] float32
-
-
-def bucket(length: int, minimum: int = 16) -> int:
-    """Round a length up to a power of two so shapes (and compilations) stay few."""
-    return max(minimum, 1 << max(0, length - 1).bit_length())
-
-
-def build_sequences(prompts: Sequence[Sequence[int]], responses: Sequence[Sequence[int]], pad_id: int,
-                    sampler_logprobs: Sequence[Sequence[float]] | None = None,
-                    advantages: Sequence[float] | None = None, rows: int | None = None,
-                    length: int | None = None) -> SequenceBatch:
-    """Pack token lists into a SequenceBatch; `rows` pads the batch with empty rows (loss mask 0),
-    `length` sets the padded length (default: the bucket of the longest sequence)."""
-    rows = rows or len(prompts)
-    length = length or bucket(max(len(p) + len(r) for p, r in zip(prompts, responses)))
-    tokens = np.full((rows, length), pad_id, np.int32)
-    loss_mask = np.zeros((rows, length), np.float32)
-    logprobs = np.zeros((rows, length), np.float32)
-    lengths = np.zeros(rows, np.int32)
-    for i, (prompt, response) in enumerate(zip(prompts, responses)):
-        p, r = len(prompt), len(response)
-        tokens[i, :p + r] = [*prompt, *response]
-        loss_mask[i, p:p + r] = 1.0
-        if sampler_logprobs is not None:
-            logprobs[i, p:p + r] = sampler_logprobs[i]
-        lengths[i] = p + r
-    positions = np.broadcast_to(np.arange(length, dtype=np.int32), (rows, length)).copy()
-    mask = positions < lengths[:, None]
-    adv = np.zeros(rows, np.float32)
-    if advantages is not None:
-        adv[:len(advantages)] = advantages
-    return SequenceBatch(tokens, positions, mask, loss_mask, logprobs, adv)
-
-
-def sequence_logprobs(model, batch: SequenceBatch, temperature: float) -> jax.Array:
-    """log p(token t | tokens before t) under the model, aligned with the tokens: [B, T]."""
-    next_logp = model_lib.token_logprobs(model, batch.tokens, batch.positions, batch.mask, temperature)  # [B, T]
-    return jnp.pad(next_logp[:, :-1], ((0, 0), (1, 0)))
 
 
 class GroupRecords(NamedTuple):

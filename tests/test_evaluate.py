@@ -124,7 +124,7 @@ def test_eval_of_a_training_checkpoint_uses_the_runs_own_model_settings(tmp_path
     import optax
 
     from rlve_jax.checkpoint import Checkpointer
-    from rlve_jax.rollout import load_policy
+    from rlve_jax.policy import load_policy
 
     training = tiny_config()
     run = tmp_path / "run"
