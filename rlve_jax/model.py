@@ -18,6 +18,8 @@ import jax
 import jax.numpy as jnp
 from flax import nnx
 
+from rlve_jax import decode_attention
+
 # ---------------------------------------------------------------------------
 # Configuration
 
@@ -45,6 +47,7 @@ class ModelConfig:
     remat: bool = False  # recompute each layer in the backward pass
     scan_layers: bool = False  # lax.scan over stacked layers (faster compiles) or a Python loop
     attention_impl: str | None = None  # jax.nn.dot_product_attention: None/"xla" or "cudnn"
+    decode_attention: str | None = None  # the engine's slot-cache decode: None = backend default (decode_attention.py)
     logits_chunk: int = 512  # sequence chunk for token_logprobs (bounds f32 [B, C, V] logits)
 
     @property
@@ -171,6 +174,14 @@ class LayerCache(NamedTuple):
     v: jax.Array
 
 
+class SlotCache(NamedTuple):
+    """The rollout engine's decode cache of one layer, [B, K, S, H] (stacked: [L, B, K, S, H]): each row's
+    keys of a KV head contiguous, read by rlve_jax/decode_attention.py only up to each row's live length."""
+
+    k: jax.Array
+    v: jax.Array
+
+
 def _normal(rngs: nnx.Rngs, shape: tuple[int, ...], dtype) -> nnx.Param:
     return nnx.Param(0.02 * jax.random.normal(rngs.params(), shape, jnp.float32).astype(dtype))
 
@@ -229,6 +240,8 @@ class Attention(nnx.Module):
         q = rope(self._project(x, "q"), positions, self.cfg.rope_theta)  # [B, T, N, H]
         k = rope(self._project(x, "k"), positions, self.cfg.rope_theta)  # [B, T, K, H]
         v = self._project(x, "v")  # [B, T, K, H]
+        if isinstance(cache, SlotCache):
+            return self._slot_decode(q, k, v, positions, kv_lengths, cache)
         if cache is not None:
             rows = jnp.arange(x.shape[0])[:, None]  # [B, 1]
             cache = LayerCache(cache.k.at[rows, positions].set(k.astype(cache.k.dtype), mode="drop"),
@@ -240,6 +253,19 @@ class Attention(nnx.Module):
         y = jnp.einsum("BTNH,NHD->BTD", out, self.o_proj[...].astype(x.dtype))
         if self.cfg.o_bias:
             y = y + self.o_bias[...].astype(x.dtype)
+        return y, cache
+
+    def _slot_decode(self, q, k, v, positions, kv_lengths, cache: SlotCache) -> tuple[jax.Array, SlotCache]:
+        """The engine's decode step: q [B, 1, N, H], k/v [B, 1, K, H] written at positions [B, 1]; attention
+        over each row's first kv_lengths [B] cached positions."""
+        rows = jnp.arange(q.shape[0])  # [B]
+        cache = SlotCache(cache.k.at[rows, :, positions[:, 0]].set(k[:, 0].astype(cache.k.dtype), mode="drop"),
+                          cache.v.at[rows, :, positions[:, 0]].set(v[:, 0].astype(cache.v.dtype), mode="drop"))
+        out = decode_attention.decode_attention(q[:, 0], cache.k.astype(q.dtype), cache.v.astype(q.dtype),
+                                                kv_lengths, impl=self.cfg.decode_attention)[:, None]  # [B, 1, N, H]
+        y = jnp.einsum("BTNH,NHD->BTD", out, self.o_proj[...].astype(q.dtype))
+        if self.cfg.o_bias:
+            y = y + self.o_bias[...].astype(q.dtype)
         return y, cache
 
 
