@@ -113,27 +113,28 @@ def _prefill(graphdef, params, tokens, lengths):
     return cache, model.logits(h[jnp.arange(P), lengths - 1])
 
 
-@functools.partial(jax.jit, static_argnames=("mesh",), donate_argnames=("slots",))
-def _insert(slots, pre_cache, pre_logits, dst, src, offset, step, limit, keys, temperature, top_p, top_k, stop_ids,
-            *, mesh: Mesh | None):
-    """Copy prefill rows src [I] into slots dst [I] (dst = slot count: unused entry) and sample each new
-    row's token `step` from its prefix's last logits. -> (slots, token [I], logprob [I], done [I])."""
-    logits = pre_logits[jnp.clip(src, 0, pre_logits.shape[0] - 1)]  # [I, V]
+@jax.jit
+def _first_tokens(logits, keys, step, limit, temperature, top_p, top_k, stop_ids):
+    """Each inserted row's token `step` from its prefix's last logits [I, V] -> (token, logprob, done) [I]."""
     row_keys = jax.vmap(jax.random.fold_in)(jax.random.wrap_key_data(keys), step)
     token, logprob = sample_tokens(logits, row_keys, temperature, top_p, top_k)
-    done = jnp.isin(token, stop_ids) | (step + 1 >= limit)
+    return token, logprob, jnp.isin(token, stop_ids) | (step + 1 >= limit)
+
+
+@functools.partial(jax.jit, static_argnames=("mesh",), donate_argnames=("slots",))
+def _insert(slots, pre_cache, dst, src, rows: dict, *, mesh: Mesh | None):
+    """Copy prefill rows src [I] into slots dst [I] (dst = slot count: an unused entry) and set those
+    slots' per-row state (`rows`: name -> [I] values)."""
 
     def put(slot, pre):  # slot [.., S, K, Ls, H] <- pre [.., P, Lb, K, H] rows src, transposed
         lead = (slice(None),) * (slot.ndim - 4)
-        rows = jnp.swapaxes(pre[(*lead, src)], -3, -2).astype(slot.dtype)  # [.., I, K, Lb, H]
-        return slot.at[(*lead, dst, slice(None), slice(0, pre.shape[-3]))].set(rows, mode="drop")
+        new = jnp.swapaxes(pre[(*lead, src)], -3, -2).astype(slot.dtype)  # [.., I, K, Lb, H]
+        return slot.at[(*lead, dst, slice(None), slice(0, pre.shape[-3]))].set(new, mode="drop")
 
-    cache = jax.tree.map(put, slots["cache"], _as_slot(pre_cache))
-    new = {"token": token, "step": step + 1, "offset": offset, "live": ~done, "limit": limit, "keys": keys,
-           "temperature": temperature, "top_p": top_p, "top_k": top_k}
-    out = {k: slots[k].at[dst].set(v, mode="drop") for k, v in new.items()}
-    out["cache"] = sharding.constrain(cache, mesh, slot_cache_sharding)
-    return out, token, logprob, done
+    out = {k: v.at[dst].set(rows[k], mode="drop") if k in rows else v for k, v in slots.items() if k != "cache"}
+    out["cache"] = sharding.constrain(jax.tree.map(put, slots["cache"], _as_slot(pre_cache)), mesh,
+                                      slot_cache_sharding)
+    return out
 
 
 def _as_slot(cache):
@@ -314,10 +315,10 @@ class Engine:
         return list(rows)
 
     def _insert_rows(self, pre, take, free, occupant, key, stops, stop_set) -> None:
+        """Start rows `take` [(row, prefill index)] in the first free slots."""
         cache, logits = pre
         S = self.slots
-        dst = np.full(S, S, np.int32)
-        src = np.zeros(S, np.int32)
+        dst, src = np.full(S, S, np.int32), np.zeros(S, np.int32)
         offset, step, limit = np.zeros(S, np.int32), np.zeros(S, np.int32), np.ones(S, np.int32)
         temperature, top_p, top_k = np.ones(S, np.float32), np.ones(S, np.float32), np.full(S, -1, np.int32)
         row_ids = np.zeros(S, np.int32)
@@ -326,8 +327,13 @@ class Engine:
             offset[i], step[i], limit[i] = len(row.prompt), len(row.tokens), row.max_new_tokens
             temperature[i], top_p[i], top_k[i], row_ids[i] = row.temperature, row.top_p, row.top_k, row.row_id
         keys = np.asarray(jax.random.key_data(jax.vmap(jax.random.fold_in, (None, 0))(key, row_ids)))
-        arrays = [_place(x, self.mesh) for x in (dst, src, offset, step, limit, keys, temperature, top_p, top_k)]
-        self._state, token, logprob, done = _insert(self._state, cache, logits, *arrays, stops, mesh=self.mesh)
+        place = functools.partial(_place, mesh=self.mesh)
+        rows = {"offset": place(offset), "step": place(step), "limit": place(limit), "keys": place(keys),
+                "temperature": place(temperature), "top_p": place(top_p), "top_k": place(top_k)}
+        token, logprob, done = _first_tokens(place(jnp.take(logits, src, axis=0)), rows["keys"], rows["step"],
+                                             rows["limit"], rows["temperature"], rows["top_p"], rows["top_k"], stops)
+        rows.update(token=token, step=rows["step"] + 1, live=~done)
+        self._state = _insert(self._state, cache, place(dst), place(src), rows, mesh=self.mesh)
         token, logprob, done = np.asarray(token), np.asarray(logprob), np.asarray(done)
         for i, (row, _) in enumerate(take):
             row.tokens.append(int(token[i]))

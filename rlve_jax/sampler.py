@@ -139,7 +139,7 @@ def sample_tokens(logits: jax.Array, keys: jax.Array, temperature: jax.Array, to
 
 @functools.partial(jax.jit, static_argnames=("graphdef", "group", "max_new_tokens", "mesh"))
 def _generate_chunk(graphdef, state, prompts, prompt_lengths, active, row_keys, temperature, top_p, top_k,
-                    stop_ids, pad_id, *, group: int, max_new_tokens: int, mesh: Mesh | None):
+                    limits, stop_ids, pad_id, *, group: int, max_new_tokens: int, mesh: Mesh | None):
     """One chunk: prompts [P, Lp] right-padded -> tokens, logprobs [P*G, M], lengths, finished [P*G]."""
     model: Transformer = nnx.merge(graphdef, state)
     P, Lp = prompts.shape
@@ -167,7 +167,7 @@ def _generate_chunk(graphdef, state, prompts, prompt_lengths, active, row_keys, 
         out_tokens = out_tokens.at[:, step].set(jnp.where(live, token, pad_id))
         out_logprobs = out_logprobs.at[:, step].set(jnp.where(live, logprob, 0.0))
         n_generated = jnp.where(live, step + 1, n_generated)
-        return out_tokens, out_logprobs, done | jnp.isin(token, stop_ids), n_generated
+        return out_tokens, out_logprobs, done | jnp.isin(token, stop_ids) | (step + 1 >= limits), n_generated
 
     first, first_lp = sample(logits, 0)
     carry = (jnp.full((P * G, M), pad_id, jnp.int32), jnp.zeros((P * G, M), jnp.float32), ~alive,
@@ -195,7 +195,7 @@ def generate(model: Transformer, prompts: Sequence[Sequence[int]], *, n_per_prom
              max_new_tokens: int, temperature=1.0, top_p=1.0, top_k=-1, stop_ids: Sequence[int] = (),
              rng: jax.Array | int = 0, mesh: Mesh | None = None, cache_budget_tokens: int | None = None,
              pad_id: int = 0, prompt_buckets: Sequence[int] | None = None,
-             prompt_ids: Sequence[int] | None = None) -> SampleOutput:
+             prompt_ids: Sequence[int] | None = None, row_limits: Sequence[int] | None = None) -> SampleOutput:
     """Sample `n_per_prompt` continuations of every prompt (token id lists).
 
     temperature / top_p / top_k: scalars or one value per prompt (top_k <= 0 is off,
@@ -204,7 +204,8 @@ def generate(model: Transformer, prompts: Sequence[Sequence[int]], *, n_per_prom
     depend on chunking, the mesh, or which other prompts share the call. With a mesh, the
     batch is split over (data, fsdp) and heads/MLP over tensor (parameters are re-placed
     without fsdp sharding). cache_budget_tokens bounds rows x (prompt bucket + new tokens)
-    held in the KV cache at once.
+    held in the KV cache at once. row_limits: one response limit (<= max_new_tokens) per row, where
+    the row stops as at a stop id (a length-controlled workload: experiments/bench_rollout.py).
     """
     if not prompts or any(len(p) == 0 for p in prompts):
         raise ValueError("need at least one prompt, and no empty prompt")
@@ -225,6 +226,9 @@ def generate(model: Transformer, prompts: Sequence[Sequence[int]], *, n_per_prom
     temps = _per_row(temperature, n, G, np.float32)
     top_ps = _per_row(top_p, n, G, np.float32)
     top_ks = _per_row(top_k, n, G, np.int32)
+    limits = np.full(n * G, M, np.int32) if row_limits is None else np.asarray(row_limits, np.int32)
+    if limits.shape != (n * G,) or limits.min() < 1 or limits.max() > M:
+        raise ValueError(f"row_limits: expected {n * G} values in [1, {M}]")
     stops = np.asarray(list(stop_ids) or [-1], np.int32)
 
     def place(x):
@@ -250,8 +254,8 @@ def generate(model: Transformer, prompts: Sequence[Sequence[int]], *, n_per_prom
 
         tokens, logprobs, lengths_out, finished = _generate_chunk(
             graphdef, state, place(batch), place(lengths), place(np.arange(per_chunk) < count),
-            rowwise(row_keys_all), rowwise(temps), rowwise(top_ps), rowwise(top_ks), jnp.asarray(stops),
-            jnp.int32(pad_id), group=G, max_new_tokens=M, mesh=mesh)
+            rowwise(row_keys_all), rowwise(temps), rowwise(top_ps), rowwise(top_ks), rowwise(limits),
+            jnp.asarray(stops), jnp.int32(pad_id), group=G, max_new_tokens=M, mesh=mesh)
         keep = count * G
         out_tokens[rows] = np.asarray(tokens)[:keep]
         out_logprobs[rows] = np.asarray(logprobs)[:keep]
@@ -261,5 +265,5 @@ def generate(model: Transformer, prompts: Sequence[Sequence[int]], *, n_per_prom
     peak = per_chunk * G * (Lp + M) * cfg.num_layers * 2 * cfg.num_kv_heads * cfg.head_dim * itemsize
     return SampleOutput(
         prompt_index=np.repeat(np.arange(n, dtype=np.int32), G), tokens=out_tokens, logprobs=out_logprobs,
-        lengths=out_lengths, finished=out_finished, truncated=~out_finished & (out_lengths == M),
+        lengths=out_lengths, finished=out_finished, truncated=~out_finished & (out_lengths == limits),
         peak_cache_bytes=int(peak))
