@@ -1,0 +1,162 @@
+"""The rollout engine against the static sampler (same keys -> same tokens and logprobs), its refills,
+mesh, interruption, budget and decode attention.
+
+Every engine here has the same shapes (4 slots of 32 positions, 12 new tokens, 4-step segments), so the
+file compiles the segment once per model layout and mesh; the static sampler's calls share one shape too.
+"""
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from flax import nnx
+
+from rlve_jax import convert, decode_attention, engine, sampler, sharding
+from rlve_jax.model import ModelConfig
+
+PROMPTS = [[1, 5, 9], [7, 3, 2, 8, 8, 1, 4, 60, 61], [100], [4, 4, 4, 4, 4], [9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 11, 12]]
+G, M = 2, 12
+LIMITS = [12, 12, 3, 12, 7, 12, 12, 1, 12, 10]  # per-row response limits (forced stops), prompt-major rows
+SLOTS = 4  # fewer than the 10 rows: slots are refilled
+BUDGET = (SLOTS + 1) * engine.slot_length(16, M)  # 4 slots + one slot's worth for the prefill batch
+DECODINGS = {"greedy": (0.0, 1.0), "T=1": (1.0, 1.0), "T=0.6 top-p 0.95": (0.6, 0.95)}
+
+
+@pytest.fixture(scope="module")
+def models(hf_qwen2, hf_qwen3):
+    return {"qwen2": convert.load_hf(hf_qwen2[0]), "qwen3": convert.load_hf(hf_qwen3[0])}
+
+
+def make_engine(model, **kwargs):
+    return engine.Engine(model.config, **{"max_prompt_tokens": 16, "max_new_tokens": M, "budget_tokens": BUDGET,
+                                          "segment_steps": 4, **kwargs})
+
+
+def static(model, temperature, top_p, rng, **kwargs):
+    return sampler.generate(model, PROMPTS, n_per_prompt=G, max_new_tokens=M, temperature=temperature, top_p=top_p,
+                            rng=rng, **{"stop_ids": [-1], **kwargs})
+
+
+def stops_at_varied_steps(model, temperature, top_p, rng):
+    """Two stop ids: tokens that the no-stop rows draw at steps 2 and 7 (rows end at several steps)."""
+    free = static(model, temperature, top_p, rng)
+    return [int(free.tokens[0, 2]), int(free.tokens[5, 7])]
+
+
+def assert_same(out, ref):
+    np.testing.assert_array_equal(out.tokens, ref.tokens)
+    np.testing.assert_allclose(out.logprobs, ref.logprobs, atol=1e-5, rtol=0)
+    for field in ("prompt_index", "lengths", "finished", "truncated"):
+        np.testing.assert_array_equal(getattr(out, field), getattr(ref, field), err_msg=field)
+
+
+@pytest.mark.parametrize("decoding", DECODINGS)
+@pytest.mark.parametrize("arch", ["qwen2", "qwen3"])
+def test_engine_equals_the_static_sampler(models, arch, decoding):
+    model, (temperature, top_p) = models[arch], DECODINGS[decoding]
+    stops = stops_at_varied_steps(model, temperature, top_p, rng=4)
+    ref = static(model, temperature, top_p, 4, stop_ids=stops, row_limits=LIMITS)
+    eng = make_engine(model)
+    out = eng.generate(model, PROMPTS, n_per_prompt=G, max_new_tokens=LIMITS, temperature=temperature, top_p=top_p,
+                       stop_ids=stops, rng=4)
+    assert_same(out, ref)
+    assert eng.slots == SLOTS < len(LIMITS) and len(set(out.lengths)) >= 3 and out.finished.any()
+    assert eng.stats.prefills >= 3 and eng.stats.prefilled_tokens == sum(map(len, PROMPTS))  # a prompt once
+
+
+def test_scanned_layers_equal_the_static_sampler(hf_qwen3):
+    model = convert.load_hf(hf_qwen3[0], dataclasses.replace(ModelConfig.from_hf(hf_qwen3[0]), scan_layers=True))
+    ref = static(model, 0.9, 1.0, 7, row_limits=LIMITS)
+    out = make_engine(model).generate(model, PROMPTS, n_per_prompt=G, max_new_tokens=LIMITS, temperature=0.9,
+                                      rng=7, stop_ids=[-1])
+    assert_same(out, ref)
+
+
+def test_eight_device_mesh_equals_one_device(models):
+    model = models["qwen3"]
+    mesh = sharding.make_mesh(data=4, fsdp=1, tensor=2)
+    for temperature in (0.0, 0.9):
+        single = make_engine(model).generate(model, PROMPTS, n_per_prompt=G, temperature=temperature, rng=2)
+        sharded = make_engine(model, mesh=mesh).generate(model, PROMPTS, n_per_prompt=G, temperature=temperature,
+                                                         rng=2)
+        assert_same(sharded, single)
+
+
+def rows_of(prompts, temperature=1.0):
+    return [engine.Row(i * G + g, list(p), M, temperature) for i, p in enumerate(prompts) for g in range(G)]
+
+
+def test_an_interrupted_row_resumes_as_if_never_stopped(models):
+    model = models["qwen3"]
+    key = jax.random.key(11)
+    whole = make_engine(model).run(model, rows_of(PROMPTS), key)
+    eng = make_engine(model)
+    segments = iter(range(3))
+    first = eng.run(model, rows_of(PROMPTS), key, should_stop=lambda: next(segments) == 1)
+    cut = [r for r in first if not r.done]
+    assert any(r.tokens for r in cut) and any(not r.tokens for r in cut)  # mid-row and not yet started
+    assert not np.asarray(eng._state["live"]).any()  # interrupted rows left their slots
+    resumed = {r.row_id: r for r in eng.run(model, cut, key)}
+    for a, b in zip(whole, first):
+        b = resumed.get(b.row_id, b)
+        assert a.tokens == b.tokens and a.finished == b.finished and b.done
+        np.testing.assert_allclose(a.logprobs, b.logprobs, atol=1e-5, rtol=0)
+
+
+def test_new_settings_and_new_params_do_not_recompile(models):
+    model = models["qwen3"]
+    eng = make_engine(model)
+    eng.generate(model, PROMPTS, n_per_prompt=G, temperature=0.5, rng=1)
+    compiled = engine._segment._cache_size(), engine._first_tokens._cache_size()
+    graphdef, state = nnx.split(model)
+    new = nnx.merge(graphdef, jax.tree.map(lambda x: x * 1.01, state))
+    eng.generate(new, PROMPTS, n_per_prompt=G, temperature=[0.3, 0.0, 1.2, 1.0, 0.7], top_p=0.9, top_k=5,
+                 stop_ids=[3], rng=jax.random.key(9))
+    assert (engine._segment._cache_size(), engine._first_tokens._cache_size()) == compiled
+
+
+def test_the_engine_holds_no_more_cache_than_its_budget(models):
+    model = models["qwen3"]
+    eng = make_engine(model)
+    eng.generate(model, PROMPTS, n_per_prompt=G, rng=0)
+    per_token = engine.kv_bytes_per_token(model.config)
+    slot_bytes = sum(x.nbytes for x in jax.tree.leaves(eng._state["cache"]))
+    assert slot_bytes == eng.cache_bytes == SLOTS * eng.slot_length * per_token
+    assert slot_bytes < eng.peak_cache_bytes <= BUDGET * per_token  # slots plus the largest prefill batch
+    with pytest.raises(ValueError, match=r"set rollout.cache_budget_tokens >= 64 ") as error:
+        make_engine(model, budget_tokens=63)
+    assert "\n" not in str(error.value)
+
+
+def test_budget_helpers():
+    cfg = ModelConfig.preset("qwen2.5-1.5b")
+    assert engine.kv_bytes_per_token(cfg) == 28_672  # 28 layers x (K, V) x 2 heads x 128 dims x bf16
+    assert engine.slot_length(2048, 24576) == 26_624 and engine.slots_for_budget(10 * 26_624, 26_624) == 9
+    assert engine.default_budget_tokens(cfg, 26_624) == engine.CPU_BUDGET_BYTES // 28_672  # CPU: no memory_stats
+
+    class Device:
+        def memory_stats(self):
+            return {"bytes_limit": 80 << 30, "bytes_in_use": 20 << 30}
+
+    slot = 26_624 * 28_672 + engine.LOGITS_COPIES * 4 * cfg.vocab_size
+    expected = int((80 << 30) * 0.9 - (20 << 30)) * 2 // slot * 26_624
+    assert engine.default_budget_tokens(cfg, 26_624, [Device(), Device()]) == expected
+
+
+@pytest.mark.parametrize("impl", ["blockwise", "pallas_gpu_interpret"])
+def test_decode_attention_equals_dense_softmax(impl):
+    B, N, K, S, H = 4, 4, 2, 256, 32
+    q, k, v = (jax.random.normal(jax.random.key(i), shape) for i, shape in
+               enumerate([(B, N, H), (B, K, S, H), (B, K, S, H)]))
+    lengths = jnp.array([1, 17, 256, 133])
+    got = decode_attention.decode_attention(q, k, v, lengths, impl=impl)
+    kk, vv = jnp.repeat(k, N // K, axis=1), jnp.repeat(v, N // K, axis=1)  # [B, N, S, H]
+    scores = jnp.einsum("BNH,BNSH->BNS", q, kk) / jnp.sqrt(H)
+    scores = jnp.where(jnp.arange(S)[None, None] < lengths[:, None, None], scores, -jnp.inf)
+    expected = jnp.einsum("BNS,BNSH->BNH", jax.nn.softmax(scores, axis=-1), vv)
+    np.testing.assert_allclose(got, expected, atol=2e-6)
+    garbage = k.at[:, :, 128:].set(jnp.nan)  # key blocks past the rows' lengths are never read
+    partial = decode_attention.decode_attention(q[:2], garbage[:2], v[:2], lengths[:2], impl=impl)
+    np.testing.assert_allclose(partial, expected[:2], atol=2e-6)
