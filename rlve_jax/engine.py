@@ -182,8 +182,12 @@ class Engine:
 
     def __init__(self, cfg: ModelConfig, *, max_prompt_tokens: int, max_new_tokens: int,
                  budget_tokens: int | None = None, segment_steps: int = 16, mesh: Mesh | None = None,
-                 pad_id: int = 0, budget_key: str = "rollout.cache_budget_tokens"):
+                 pad_id: int = 0, budget_key: str = "rollout.cache_budget_tokens", shrink: bool | None = None):
         self.cfg, self.mesh, self.pad_id = cfg, mesh, pad_id
+        # Tail shrinking: once nothing is left to insert and at most half the slots are live, the live rows
+        # move (re-prefilled) to a power-of-two smaller slot set. Worth it where a step's cost follows its
+        # row count (CPU); on accelerators a decode step costs about the same with fewer rows.
+        self.shrink = jax.default_backend() == "cpu" if shrink is None else shrink
         self.max_new_tokens, self.segment_steps = max_new_tokens, segment_steps
         self.slot_length = slot_length(max_prompt_tokens, max_new_tokens)
         devices = None if mesh is None else list(mesh.devices.flat)
@@ -197,14 +201,20 @@ class Engine:
         self.stats = EngineStats()
         self.peak_cache_bytes = 0
         self._state = None
+        self._active = 0  # slots in _state (fewer than self.slots after shrinking)
 
     @property
     def cache_bytes(self) -> int:
-        """The slot cache's bytes (the prefill batch comes on top, at most prefill_tokens)."""
+        """The full slot cache's bytes (the prefill batch comes on top, at most prefill_tokens)."""
         return self.slots * self.slot_length * kv_bytes_per_token(self.cfg)
 
-    def _empty_slots(self, model: Transformer) -> dict[str, Any]:
-        cfg, S = self.cfg, self.slots
+    def _allocate(self, n_slots: int) -> None:
+        """Replace the slot state by n_slots empty slots (the old cache is released first)."""
+        self._state = None
+        self._state, self._active = self._empty_slots(n_slots), n_slots
+
+    def _empty_slots(self, S: int) -> dict[str, Any]:
+        cfg = self.cfg
         shape = (S, cfg.num_kv_heads, self.slot_length, cfg.head_dim)
         if cfg.scan_layers:
             shape = (cfg.num_layers, *shape)
@@ -273,12 +283,12 @@ class Engine:
         graphdef, params = nnx.split(model)
         if self.mesh is not None:
             params = jax.device_put(params, sharding.state_shardings(params, self.mesh, fsdp=False))
-        if self._state is None:
-            self._state = self._empty_slots(model)
+        if self._active != self.slots:
+            self._allocate(self.slots)
         stops = jnp.asarray(list(stop_ids) or [-1], jnp.int32)
         stop_set = set(stop_ids)
         queue = collections.deque(_prefix_groups([r for r in rows if not r.done]))
-        free = list(range(self.slots))
+        free = list(range(self._active))
         occupant: dict[int, Row] = {}
         pending: list = []  # [(row, src)] of the current prefill batch not yet inserted
         pre = None
@@ -292,11 +302,11 @@ class Engine:
                 pre = None
             if not occupant:
                 break
-            state, tokens, logprobs, n, read = _segment(graphdef, params, self._state, stops, jnp.int32(self.pad_id),
-                                                        steps=self.segment_steps, mesh=self.mesh)
-            self._state = state
+            self._state, tokens, logprobs, n, read = _segment(graphdef, params, self._state, stops,
+                                                              jnp.int32(self.pad_id), steps=self.segment_steps,
+                                                              mesh=self.mesh)
             tokens, logprobs = np.asarray(tokens), np.asarray(logprobs)
-            live, steps = np.asarray(state["live"]), np.asarray(state["step"])
+            live, steps = np.asarray(self._state["live"]), np.asarray(self._state["step"])
             self.stats.segments += 1
             self.stats.decode_steps += int(n)
             self.stats.kv_tokens_read += int(read)
@@ -311,13 +321,18 @@ class Engine:
                     free.append(slot)
             if should_stop is not None and should_stop():
                 break
+            if self.shrink and not queue and not pending and 0 < len(occupant) <= self._active // 2:
+                queue.extend([row] for row in occupant.values())  # resumed rows: re-prefilled from their tokens
+                occupant.clear()
+                self._allocate(_pow2(len(queue)))
+                free = list(range(self._active))
         self._retire(occupant)
         return list(rows)
 
     def _insert_rows(self, pre, take, free, occupant, key, stops, stop_set) -> None:
         """Start rows `take` [(row, prefill index)] in the first free slots."""
         cache, logits = pre
-        S = self.slots
+        S = self._active
         dst, src = np.full(S, S, np.int32), np.zeros(S, np.int32)
         offset, step, limit = np.zeros(S, np.int32), np.zeros(S, np.int32), np.ones(S, np.int32)
         temperature, top_p, top_k = np.ones(S, np.float32), np.ones(S, np.float32), np.full(S, -1, np.int32)
@@ -348,7 +363,7 @@ class Engine:
     def _retire(self, occupant: dict[int, Row]) -> None:
         """Interrupted rows leave their slots (their tokens stay with the Row; resuming re-prefills them)."""
         if occupant:
-            live = np.zeros(self.slots, bool)
+            live = np.zeros(self._active, bool)
             self._state = {**self._state, "live": _place(live, self.mesh)}
 
     def generate(self, model: Transformer, prompts: Sequence[Sequence[int]], *, n_per_prompt: int = 1,
