@@ -95,8 +95,8 @@ def gpu(args) -> None:
     eng = engine.Engine(cfg, max_prompt_tokens=1024, max_new_tokens=M, segment_steps=args.segment,
                         budget_tokens=args.budget or None)
     kwargs = dict(n_per_prompt=G, max_new_tokens=limits, temperature=1.0, stop_ids=[-1], rng=0)
-    n_warm = max(1, -(-eng.slots // G))  # warm-up: one slot-full of rows compiles every shape
-    eng.generate(model, prompts[:n_warm], **{**kwargs, "max_new_tokens": limits[:n_warm * G]})
+    n_warm = max(1, -(-eng.slots // G))  # warm-up: one slot-full of short rows compiles the decode segment
+    eng.generate(model, prompts[:n_warm], **{**kwargs, "max_new_tokens": np.minimum(limits[:n_warm * G], 64)})
     eng.stats = engine.EngineStats()
     start = time.perf_counter()
     out = eng.generate(model, prompts, **kwargs)
