@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from rlve_jax import registry
 
@@ -26,18 +27,23 @@ def parse_range(text: str) -> list[int]:
 
 def cmd_list(args) -> None:
     memberships = registry.collections()
-    wanted = registry.resolve(args.collection) if args.collection else tuple(registry.catalog())
+    if args.collection:
+        wanted = registry.resolve(args.collection)
+    else:  # the catalog, then custom environments (no catalog row)
+        wanted = tuple(registry.catalog()) + tuple(n for n in registry.names() if n not in registry.catalog())
     print(f"{'name':48s} {'category':22s} {'impl':4s} collections")
     for name in wanted:
-        entry = registry.catalog()[name]
         implemented = registry.is_implemented(name)
         if args.implemented and not implemented:
             continue
+        category = registry.entry(name).category if implemented or name in registry.catalog() else "unknown"
         member_of = ",".join(c for c, members in memberships.items() if c != "C400" and name in members)
-        print(f"{name:48s} {entry.category:22s} {'yes' if implemented else 'no':4s} {member_of}")
+        print(f"{name:48s} {category:22s} {'yes' if implemented else 'no':4s} {member_of}")
     done = sum(registry.is_implemented(n) for n in wanted)
     print(f"\n{done}/{len(wanted)} implemented. Collections: "
           + ", ".join(f"{c} ({sum(registry.is_implemented(n) for n in m)}/{len(m)})" for c, m in memberships.items()))
+    for module, error in registry.import_errors().items():
+        print(f"not loaded: {module}: {error}", file=sys.stderr)
 
 
 def cmd_show(args) -> None:
