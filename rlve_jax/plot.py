@@ -3,8 +3,9 @@
     python -m rlve_jax.plot --workdir DIR [--smooth N]
 
 Writes DIR/plots/{difficulty.png, effective_prompt_ratio.png, reward.png, optimization.png}: the
-difficulty ladder (upper level h) of each environment over steps, the share of drawn groups kept
-by dynamic sampling, the reward/accuracy curves, and the optimiser's numbers (gradient norm,
+difficulty ladder (upper level h) of each environment over steps, the effective prompt ratio (the
+share of generated groups whose rewards are not all equal, as the paper defines it) beside the
+share the batch kept, the reward/accuracy curves, and the optimiser's numbers (gradient norm,
 learning rate, entropy of the sampled tokens, verifier failures) where the run logged them.
 With --smooth N, noisy curves also get a trailing moving average over N logged steps (the raw
 values stay, faint).
@@ -90,12 +91,14 @@ def render(workdir: str | Path, smooth: int = 0) -> list[Path]:
     written.append(_save(fig, out / "difficulty.png"))
 
     fig, ax = plt.subplots(figsize=(8, 4))
-    _curve(ax, *_series(records, "rollout/effective_prompt_ratio"), "kept / drawn" if smooth > 1 else None, smooth)
-    ax.set(xlabel="step", ylabel="kept / drawn groups", title="Effective prompt ratio (dynamic sampling)",
-           ylim=(0, 1.05))
+    for key, label in (("rollout/effective_prompt_ratio", "effective: groups with unequal rewards / generated"),
+                       ("rollout/kept_ratio", "kept: groups in the batch / generated")):
+        steps, values = _series(records, key)
+        if steps:
+            _curve(ax, steps, values, label, smooth)
+    ax.set(xlabel="step", ylabel="share of generated groups", title="Effective prompt ratio", ylim=(0, 1.05))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    if smooth > 1:
-        ax.legend()
+    ax.legend(fontsize=8)
     written.append(_save(fig, out / "effective_prompt_ratio.png"))
 
     fig, ax = plt.subplots(figsize=(8, 4))
