@@ -105,10 +105,8 @@ def export(workdir: str | Path, out: str | Path, step: int | None = None, dtype:
     model = cast(run.model, dtype) if dtype else run.model
     tokenizer = Tokenizer.from_dir(run.tokenizer_dir)
     ids = token_ids(tokenizer)
-    base = {**{k: v for k, v in ids.items() if k != "eos_token_id"}, **run.base_config}
-    base.setdefault("eos_token_id", ids["eos_token_id"])
     out = Path(out)
-    convert.save_hf(model, str(out), tokenizer_dir=str(run.tokenizer_dir), base_config=base,
+    convert.save_hf(model, str(out), tokenizer_dir=str(run.tokenizer_dir), base_config={**ids, **run.base_config},
                     max_shard_bytes=max_shard_bytes)
     tokenizer_config = out / "tokenizer_config.json"
     settings = json.loads(tokenizer_config.read_text()) if tokenizer_config.exists() else {}
