@@ -3,7 +3,7 @@
 import networkx as nx
 
 from environments._common import drop_last_tokens, minimization_reward, parse_flat_pairs, random_tree
-from environments._graphs import DENSITIES_L7, WEIGHTED_ARCS, density_levels, graph_text, pair_count, random_pairs
+from environments._graphs import DENSITIES_L7, WEIGHTED_ARCS, density_levels, graph_text, random_pairs
 from rlve_jax.env import Environment, grow_1p1
 
 
@@ -21,7 +21,7 @@ class MinimumDirectedSpanningTree(Environment):
         n = params["N"]
         planted = random_tree(n, rng)
         root = planted[0][0]
-        total = int(params["edge_density"] * pair_count(n, directed=True))
+        total = int(params["edge_density"] * n * (n - 1))
         pairs = planted + random_pairs(n, total - (n - 1), rng, directed=True, exclude=planted)
         rng.shuffle(pairs)
         edges = [[s, t, rng.randint(1, max(1, total))] for s, t in pairs]
