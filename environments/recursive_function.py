@@ -9,7 +9,9 @@ from environments._common import ExactIntegerEnvironment
 from rlve_jax.env import grow_1p1
 
 WORK_BUDGET = 20_000  # memoised values f(m, .) an instance may need; (M, N) above it are redrawn
-M_LIMIT = 16  # every f(m, n) with m >= 16, n >= 1 needs f(8, .) far beyond the budget (f(8, n) ~ 385 n)
+# Every f(m, n) with m >= 16 and n >= 1 is over the budget (checked for m < 60; it needs row floor(m/2) >= 8
+# at arguments f(8, .) ~ 500 n and beyond), so such pairs are redrawn without being evaluated.
+M_LIMIT = 16
 
 
 class OverBudget(Exception):

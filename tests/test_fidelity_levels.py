@@ -229,8 +229,11 @@ def test_recursive_function_is_the_original_recursion():
         h = m // 2
         assert f(m, n) == f(h, f(h, n // 2)) + f(h, f(h, n - 1))
     assert f(3, 0) == f(2, 1) and f(0, 7) == 8
-    with pytest.raises(recursive_function.OverBudget):
-        f(recursive_function.M_LIMIT, 1, recursive_function.WORK_BUDGET)
+    for m in range(recursive_function.M_LIMIT, 40):  # the pairs redrawn unevaluated are indeed over budget
+        with pytest.raises(recursive_function.OverBudget):
+            f(m, 1, recursive_function.WORK_BUDGET)
+    assert all(registry.make("RecursiveFunction").generate(12, seed).data["M"] < recursive_function.M_LIMIT
+               for seed in range(10))
     assert "mod" not in registry.make("RecursiveFunction").generate(3, 0).prompt
 
 
