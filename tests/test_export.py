@@ -99,3 +99,27 @@ def test_bfloat16_export_and_missing_steps(tiny_run, tmp_path, capsys):
         export.main(["--workdir", str(workdir), "--step", "5", "--out", str(tmp_path / "none")])
     error = capsys.readouterr().err
     assert "no checkpoint 5" in error and "[3, 7]" in error
+
+
+def test_a_run_from_an_hf_checkpoint_exports_its_base_config_and_exact_tensors(hf_qwen2, tiny_run, tmp_path):
+    """A run that started from an HF model (Qwen2: q/k/v bias, untied head): the export keeps the base
+    config.json's fields and, parameters unchanged, gives back the base model's tensors bit for bit."""
+    from configs.tiny import get_config
+    from safetensors.numpy import load_file
+
+    directory, _ = hf_qwen2
+    config = get_config()
+    config.model.path, config.model.preset = directory, ""
+    config.tokenizer.path = str(tiny_run[0] / "tokenizer")
+    workdir = tmp_path / "run"
+    policy = load_policy(config, ["Multiplication"], workdir)
+    checkpointer = Checkpointer(workdir)
+    checkpointer.save(1, policy.params, optax.sgd(0.1).init(policy.params), {"step": 1, "config": config.to_dict()})
+    checkpointer.close()
+    out = export.export(workdir, tmp_path / "hf")
+    base, exported = json.load(open(f"{directory}/config.json")), json.loads((out / "config.json").read_text())
+    assert (exported["eos_token_id"], exported["pad_token_id"]) == (base["eos_token_id"], base["pad_token_id"])
+    assert exported["model_type"] == "qwen2" and not exported["tie_word_embeddings"]
+    original, written = load_file(f"{directory}/model.safetensors"), load_file(out / "model.safetensors")
+    assert sorted(original) == sorted(written)
+    assert all(np.array_equal(original[k], written[k]) for k in original)
