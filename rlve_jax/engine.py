@@ -79,7 +79,9 @@ class Row:
     top_p: float = 1.0
     top_k: int = -1
     tokens: list[int] = dataclasses.field(default_factory=list)
-    logprobs: list[float] = dataclasses.field(default_factory=list)
+    logprobs: list[float] = dataclasses.field(default_factory=list)  # the sampler's, per token
+    versions: list[int] = dataclasses.field(default_factory=list)  # the policy version that drew each token
+    key: np.ndarray | None = None  # its own key data (a row carried from an earlier run); None: from row_id
     finished: bool = False  # ended on a stop id
     done: bool = False  # finished, or reached max_new_tokens
 
@@ -266,11 +268,12 @@ class Engine:
         return cache, logits, [(row, i) for i, group in enumerate(groups) for row in group]
 
     def run(self, model: Transformer, rows: Sequence[Row], key: jax.Array, *, stop_ids: Sequence[int] = (),
-            should_stop: Callable[[], bool] | None = None) -> list[Row]:
+            should_stop: Callable[[], bool] | None = None, version: int = 0) -> list[Row]:
         """Decode every row until it is done, or until should_stop() (asked after each segment) is true.
 
-        Rows are updated in place (tokens, logprobs, finished, done) and returned; rows left not done
-        were interrupted and can be passed to a later run (under the same or new parameters).
+        Rows are updated in place (tokens, logprobs, versions = `version`, finished, done) and returned;
+        rows left not done were interrupted and can be passed to a later run (under the same or new
+        parameters). A row without its own `key` draws from fold_in(key, row_id); the run sets it.
         """
         for row in rows:
             if not 1 <= row.max_new_tokens <= self.max_new_tokens:
@@ -283,11 +286,16 @@ class Engine:
         graphdef, params = nnx.split(model)
         if self.mesh is not None:
             params = jax.device_put(params, sharding.state_shardings(params, self.mesh, fsdp=False))
-        if self._active != self.slots:
-            self._allocate(self.slots)
+        todo = [r for r in rows if not r.done]
+        for row in todo:
+            if row.key is None:
+                row.key = np.asarray(jax.random.key_data(jax.random.fold_in(key, row.row_id)))
+        wanted = min(self.slots, _pow2(len(todo)))  # no more slots than rows (compiled sizes: powers of two)
+        if todo and self._active != wanted:
+            self._allocate(wanted)
         stops = jnp.asarray(list(stop_ids) or [-1], jnp.int32)
         stop_set = set(stop_ids)
-        queue = collections.deque(_prefix_groups([r for r in rows if not r.done]))
+        queue = collections.deque(_prefix_groups(todo))
         free = list(range(self._active))
         occupant: dict[int, Row] = {}
         pending: list = []  # [(row, src)] of the current prefill batch not yet inserted
@@ -297,7 +305,7 @@ class Engine:
                 if not pending:
                     *pre, pending = self._prefill_batch(graphdef, params, queue, len(free))
                 take, pending = pending[:len(free)], pending[len(free):]
-                self._insert_rows(pre, take, free, occupant, key, stops, stop_set)
+                self._insert_rows(pre, take, free, occupant, stops, stop_set, version)
             if not pending:
                 pre = None
             if not occupant:
@@ -314,6 +322,7 @@ class Engine:
                 new = steps[slot] - len(row.tokens)  # tokens this segment sampled for the row
                 row.tokens += tokens[slot, :new].tolist()
                 row.logprobs += logprobs[slot, :new].tolist()
+                row.versions += [version] * int(new)
                 if not live[slot]:
                     row.done = True
                     row.finished = bool(row.tokens) and row.tokens[-1] in stop_set
@@ -329,19 +338,18 @@ class Engine:
         self._retire(occupant)
         return list(rows)
 
-    def _insert_rows(self, pre, take, free, occupant, key, stops, stop_set) -> None:
+    def _insert_rows(self, pre, take, free, occupant, stops, stop_set, version: int) -> None:
         """Start rows `take` [(row, prefill index)] in the first free slots."""
         cache, logits = pre
         S = self._active
         dst, src = np.full(S, S, np.int32), np.zeros(S, np.int32)
         offset, step, limit = np.zeros(S, np.int32), np.zeros(S, np.int32), np.ones(S, np.int32)
         temperature, top_p, top_k = np.ones(S, np.float32), np.ones(S, np.float32), np.full(S, -1, np.int32)
-        row_ids = np.zeros(S, np.int32)
+        keys = np.zeros((S, *take[0][0].key.shape), np.uint32)
         for i, (row, source) in enumerate(take):
             dst[i], src[i] = free[i], source
             offset[i], step[i], limit[i] = len(row.prompt), len(row.tokens), row.max_new_tokens
-            temperature[i], top_p[i], top_k[i], row_ids[i] = row.temperature, row.top_p, row.top_k, row.row_id
-        keys = np.asarray(jax.random.key_data(jax.vmap(jax.random.fold_in, (None, 0))(key, row_ids)))
+            temperature[i], top_p[i], top_k[i], keys[i] = row.temperature, row.top_p, row.top_k, row.key
         place = functools.partial(_place, mesh=self.mesh)
         rows = {"offset": place(offset), "step": place(step), "limit": place(limit), "keys": place(keys),
                 "temperature": place(temperature), "top_p": place(top_p), "top_k": place(top_k)}
@@ -353,6 +361,7 @@ class Engine:
         for i, (row, _) in enumerate(take):
             row.tokens.append(int(token[i]))
             row.logprobs.append(float(logprob[i]))
+            row.versions.append(version)
             if done[i]:
                 row.done = True
                 row.finished = int(token[i]) in stop_set

@@ -100,11 +100,14 @@ def test_an_interrupted_row_resumes_as_if_never_stopped(models):
     cut = [r for r in first if not r.done]
     assert any(r.tokens for r in cut) and any(not r.tokens for r in cut)  # mid-row and not yet started
     assert not np.asarray(eng._state["live"]).any()  # interrupted rows left their slots
-    resumed = {r.row_id: r for r in eng.run(model, cut, key)}
+    before = {r.row_id: len(r.tokens) for r in cut}
+    resumed = {r.row_id: r for r in eng.run(model, cut, jax.random.key(99), version=1)}  # rows keep their keys
     for a, b in zip(whole, first):
         b = resumed.get(b.row_id, b)
         assert a.tokens == b.tokens and a.finished == b.finished and b.done
         np.testing.assert_allclose(a.logprobs, b.logprobs, atol=1e-5, rtol=0)
+        cut_at = before.get(b.row_id, len(b.tokens))
+        assert b.versions == [0] * cut_at + [1] * (len(b.tokens) - cut_at)  # the policy version of each token
 
 
 def test_new_settings_and_new_params_do_not_recompile(models):
