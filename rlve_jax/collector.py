@@ -21,7 +21,7 @@ import numpy as np
 from rlve_jax import distributed
 from rlve_jax.policy import Policy
 from rlve_jax.pool import EnvPool
-from rlve_jax.rollout import Group, RolloutStats, SamplingSettings, sample_groups
+from rlve_jax.rollout import ENGINES, Group, RolloutStats, SamplingSettings, make_engine, sample_groups
 from rlve_jax.scheduler import AdaptiveScheduler
 
 
@@ -78,6 +78,10 @@ class Collector:
         self.env_names = list(env_names)
         self.policy, self.pool, self.scheduler = policy, pool, scheduler
         self.sampling = sampling_settings(config.rollout)
+        if config.rollout.engine not in ENGINES:
+            raise ValueError(f"rollout.engine must be one of {ENGINES}, got {config.rollout.engine!r}")
+        # Sized now, with the parameters and optimizer state resident: a budget too small fails here.
+        self.engine = make_engine(policy, self.sampling) if config.rollout.engine == "continuous" else None
 
     def sampling_key(self, step: int, round_index: int) -> jax.Array:
         return jax.random.fold_in(jax.random.fold_in(jax.random.key(self.seed), step), round_index)
@@ -101,7 +105,8 @@ class Collector:
             stats.seconds["sample"] += time.perf_counter() - start
             ids = [share.start + i for i, p in enumerate(problems) if p is not None]
             groups = sample_groups(self.policy, model, self.pool, [p for p in problems if p is not None],
-                                   self.sampling, self.sampling_key(step, round_index), stats, prompt_ids=ids)
+                                   self.sampling, self.sampling_key(step, round_index), stats, prompt_ids=ids,
+                                   engine=self.engine)
             stats.rounds += 1
             first = sum(len(r.owner) for r in rounds)
             rounds.append(self.gather_records(groups, -(-len(draws) // jax.process_count())))

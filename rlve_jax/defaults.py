@@ -58,7 +58,12 @@ def base_config() -> ml_collections.ConfigDict:
     c.rollout.temperature = 1.0
     c.rollout.top_p = 1.0
     c.rollout.top_k = -1  # -1 = off
-    c.rollout.cache_budget_tokens = 0  # KV-cache tokens in flight per generate chunk; 0 = sampler default
+    # "continuous" (rlve_jax/engine.py: decode slots refilled as rows finish, attention over live lengths) or
+    # "static" (sampler.generate: chunks decoded until their longest row stops). Same tokens for the same keys.
+    c.rollout.engine = "continuous"
+    # KV-cache tokens held at once (continuous: slots + one prefill batch; static: per chunk). 0 = continuous:
+    # the sampler devices' free memory after parameters and optimizer state (CPU: 1 GiB); static: one chunk.
+    c.rollout.cache_budget_tokens = 0
 
     c.loss = ml_collections.ConfigDict()
     c.loss.clip_low = 0.2

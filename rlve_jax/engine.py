@@ -54,16 +54,17 @@ def slots_for_budget(budget_tokens: int, slot_len: int) -> int:
     return max(0, budget_tokens // slot_len - 1)
 
 
-def default_budget_tokens(cfg: ModelConfig, slot_len: int, devices: Sequence[jax.Device] | None = None) -> int:
+def default_budget_tokens(cfg: ModelConfig, slot_len: int, devices: Sequence[jax.Device] | None = None,
+                          reserve_bytes: int = 0) -> int:
     """KV tokens that fit in the devices' free memory now (so after parameters and optimizer state, which
-    are resident), less a margin and each slot's decode-step logits. Without memory_stats (CPU):
-    CPU_BUDGET_BYTES of cache."""
+    are resident), less a margin, `reserve_bytes` per device (e.g. the sampler's parameter copy, made
+    later) and each slot's decode-step logits. Without memory_stats (CPU): CPU_BUDGET_BYTES of cache."""
     devices = list(devices or jax.local_devices())
     stats = [d.memory_stats() for d in devices]
     per_token = kv_bytes_per_token(cfg)
     if any(not s or "bytes_limit" not in s for s in stats):
         return CPU_BUDGET_BYTES // per_token
-    free = sum(s["bytes_limit"] * (1 - MEMORY_MARGIN) - s["bytes_in_use"] for s in stats)
+    free = sum(s["bytes_limit"] * (1 - MEMORY_MARGIN) - s["bytes_in_use"] - reserve_bytes for s in stats)
     per_slot = slot_len * per_token + LOGITS_COPIES * 4 * cfg.vocab_size
     return int(max(0, free) // per_slot) * slot_len
 
@@ -184,7 +185,8 @@ class Engine:
 
     def __init__(self, cfg: ModelConfig, *, max_prompt_tokens: int, max_new_tokens: int,
                  budget_tokens: int | None = None, segment_steps: int = 16, mesh: Mesh | None = None,
-                 pad_id: int = 0, budget_key: str = "rollout.cache_budget_tokens", shrink: bool | None = None):
+                 pad_id: int = 0, budget_key: str = "rollout.cache_budget_tokens", shrink: bool | None = None,
+                 reserve_bytes: int = 0):
         self.cfg, self.mesh, self.pad_id = cfg, mesh, pad_id
         # Tail shrinking: once nothing is left to insert and at most half the slots are live, the live rows
         # move (re-prefilled) to a power-of-two smaller slot set. Worth it where a step's cost follows its
@@ -193,7 +195,7 @@ class Engine:
         self.max_new_tokens, self.segment_steps = max_new_tokens, segment_steps
         self.slot_length = slot_length(max_prompt_tokens, max_new_tokens)
         devices = None if mesh is None else list(mesh.devices.flat)
-        self.budget_tokens = budget_tokens or default_budget_tokens(cfg, self.slot_length, devices)
+        self.budget_tokens = budget_tokens or default_budget_tokens(cfg, self.slot_length, devices, reserve_bytes)
         self.slots = slots_for_budget(self.budget_tokens, self.slot_length)
         if self.slots < 1:
             raise ValueError(f"a KV budget of {self.budget_tokens} tokens holds no decode slot of {self.slot_length} "
