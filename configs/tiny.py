@@ -29,6 +29,7 @@ def get_config():
     config.rollout.max_rounds = 2
     config.rollout.max_prompt_tokens = 128
     config.rollout.max_response_tokens = 16
+    config.rollout.partial_rollouts = False  # every step decodes its own rows to the end (paper configs: on)
     config.optim.lr = 5e-4
     config.optim.weight_decay = 0.0
     config.train.micro_batch_size = 64

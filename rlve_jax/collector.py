@@ -21,7 +21,8 @@ import numpy as np
 from rlve_jax import distributed
 from rlve_jax.policy import Policy
 from rlve_jax.pool import EnvPool
-from rlve_jax.rollout import ENGINES, Group, RolloutStats, SamplingSettings, make_engine, sample_groups
+from rlve_jax.rollout import (ENGINES, Group, PendingGroup, RolloutStats, SamplingSettings, make_engine,
+                              sample_groups, sample_groups_partial)
 from rlve_jax.scheduler import AdaptiveScheduler
 
 
@@ -81,7 +82,22 @@ class Collector:
         if config.rollout.engine not in ENGINES:
             raise ValueError(f"rollout.engine must be one of {ENGINES}, got {config.rollout.engine!r}")
         # Sized now, with the parameters and optimizer state resident: a budget too small fails here.
-        self.engine = make_engine(policy, self.sampling) if config.rollout.engine == "continuous" else None
+        self.engine = (make_engine(policy, self.sampling, config.rollout.segment_steps)
+                       if config.rollout.engine == "continuous" else None)
+        self.partial = config.rollout.partial_rollouts
+        if self.partial and self.engine is None:
+            raise ValueError("rollout.partial_rollouts=True needs rollout.engine='continuous'")
+        if self.partial and jax.process_count() > 1:
+            raise ValueError("rollout.partial_rollouts=True runs on one process (each process would stop its "
+                             "decoding on its own): set --config.rollout.partial_rollouts=False")
+        self.carried: list[PendingGroup] = []  # partial rollouts: groups still decoding, resumed next step
+
+    def state_dict(self) -> dict:
+        """What an exact resume needs: the carried groups (their rows' tokens, logprobs, keys, versions)."""
+        return {"carried": [g.to_dict() for g in self.carried]}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.carried = [PendingGroup.from_dict(g) for g in state.get("carried", [])]
 
     def sampling_key(self, step: int, round_index: int) -> jax.Array:
         return jax.random.fold_in(jax.random.fold_in(jax.random.key(self.seed), step), round_index)
@@ -104,12 +120,20 @@ class Collector:
             stats.failed_generations += sum(p is None for p in problems)
             stats.seconds["sample"] += time.perf_counter() - start
             ids = [share.start + i for i, p in enumerate(problems) if p is not None]
-            groups = sample_groups(self.policy, model, self.pool, [p for p in problems if p is not None],
-                                   self.sampling, self.sampling_key(step, round_index), stats, prompt_ids=ids,
-                                   engine=self.engine)
+            key, valid = self.sampling_key(step, round_index), [p for p in problems if p is not None]
+            carried_in = len(self.carried)
+            if self.partial:  # stop decoding once this round's completed groups fill the batch
+                need = cfg.prompts_per_step - len(kept)
+                groups, self.carried = sample_groups_partial(
+                    self.policy, model, self.pool, valid, self.sampling, key, stats, prompt_ids=ids,
+                    engine=self.engine, carried=self.carried, version=step,
+                    enough=lambda done: sum(map(self.keeps, done)) >= need)
+            else:
+                groups = sample_groups(self.policy, model, self.pool, valid, self.sampling, key, stats,
+                                       prompt_ids=ids, engine=self.engine)
             stats.rounds += 1
             first = sum(len(r.owner) for r in rounds)
-            rounds.append(self.gather_records(groups, -(-len(draws) // jax.process_count())))
+            rounds.append(self.gather_records(groups, -(-len(draws) // jax.process_count()) + carried_in))
             mine += groups
             for i, informative in enumerate(rounds[-1].informative):
                 if (informative or not cfg.dynamic_sampling) and len(kept) < cfg.prompts_per_step:
@@ -126,7 +150,13 @@ class Collector:
         stats.peak_cache_bytes = int(counts[:, 6].max())
         stats.sampled_logprob_sum = float(distributed.allgather(np.array([stats.sampled_logprob_sum])).sum())
         stats.drawn_groups, stats.kept_groups = len(records.owner), len(kept)
+        stats.carried_rows = sum(not r.done for g in self.carried for r in g.rows)
         return Collection(mine, records, np.array(kept, np.int64), stats)
+
+    def keeps(self, group: Group) -> bool:
+        """Whether the batch would keep this group: its G rewards are not all equal (every group without
+        dynamic sampling)."""
+        return not self.rollout.dynamic_sampling or bool(np.std(group.rewards(self.reward_key)) > 0)
 
     def gather_records(self, groups: list[Group], capacity: int) -> GroupRecords:
         """Every process's groups of one round as records, in draw order (identical on every process)."""
@@ -185,6 +215,9 @@ def rollout_metrics(records: GroupRecords, env_names: Sequence[str], stats: Roll
         "rollout/skipped_long_prompts": stats.skipped_long_prompts,
         "rollout/generate_tokens_per_s": stats.generated_tokens / max(stats.seconds["generate"], 1e-9),
         "rollout/peak_cache_mib": stats.peak_cache_bytes / 2**20,  # one process's sampler KV cache
+        "rollout/carried_rows": stats.carried_rows,  # partial rollouts: rows resumed next step
+        "rollout/staleness_mean": stats.staleness_sum / max(stats.generated_tokens, 1),  # steps per token
+        "rollout/staleness_max": stats.staleness_max,
     }
     for name, seconds in stats.seconds.items():
         metrics[f"time/{name}"] = seconds

@@ -61,6 +61,11 @@ def base_config() -> ml_collections.ConfigDict:
     # "continuous" (rlve_jax/engine.py: decode slots refilled as rows finish, attention over live lengths) or
     # "static" (sampler.generate: chunks decoded until their longest row stops). Same tokens for the same keys.
     c.rollout.engine = "continuous"
+    c.rollout.segment_steps = 16  # continuous: decode steps per jitted segment (finished rows are replaced between)
+    # Partial rollouts (continuous engine, one process): once a round's completed groups fill the step's batch,
+    # decoding stops and the unfinished groups are carried into the next step (tokens, sampler logprobs and
+    # each token's policy version kept; TIS corrects with those logprobs); they are in the checkpoint.
+    c.rollout.partial_rollouts = True
     # KV-cache tokens held at once (continuous: slots + one prefill batch; static: per chunk). 0 = continuous:
     # the sampler devices' free memory after parameters and optimizer state (CPU: 1 GiB); static: one chunk.
     c.rollout.cache_budget_tokens = 0

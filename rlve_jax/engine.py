@@ -86,6 +86,14 @@ class Row:
     finished: bool = False  # ended on a stop id
     done: bool = False  # finished, or reached max_new_tokens
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-native (a checkpoint carries unfinished rows; float32 logprobs survive the float64 text)."""
+        return {**dataclasses.asdict(self), "key": None if self.key is None else self.key.tolist()}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Row":
+        return cls(**{**d, "key": None if d["key"] is None else np.asarray(d["key"], np.uint32)})
+
 
 @dataclasses.dataclass
 class EngineStats:

@@ -131,7 +131,8 @@ class Trainer:
     # -- state --------------------------------------------------------------
     def meta(self) -> dict:
         return {"step": self.step, "seed": self.config.seed, "scheduler": self.scheduler.state_dict(),
-                "pool_stats": self.pool.stats.as_dict(), "config": self.config.to_dict()}
+                "pool_stats": self.pool.stats.as_dict(), "config": self.config.to_dict(),
+                "collector": self.collector.state_dict()}
 
     def save(self) -> None:
         self.checkpointer.save(self.step, self.policy.params, self.opt_state, self.meta())
@@ -156,6 +157,7 @@ class Trainer:
         self.policy.params, self.opt_state, meta = self.checkpointer.restore(latest, self.policy.params,
                                                                               self.opt_state)
         self.scheduler.load_state_dict(meta["scheduler"])
+        self.collector.load_state_dict(meta.get("collector", {}))
         self.step = meta["step"]
         self.metrics.truncate_after(self.step)
         log.info("resumed from step %d in %s", self.step, self.workdir)

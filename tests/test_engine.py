@@ -167,3 +167,48 @@ def test_decode_attention_equals_dense_softmax(impl):
     garbage = k.at[:, :, 128:].set(jnp.nan)  # key blocks past the rows' lengths are never read
     partial = decode_attention.decode_attention(q[:2], garbage[:2], v[:2], lengths[:2], impl=impl)
     np.testing.assert_allclose(partial, expected[:2], atol=2e-6)
+
+
+def test_partial_rollouts_resume_exactly_after_sigkill_with_rows_in_flight(tmp_path):
+    """The tiny run with partial rollouts, killed right after a checkpoint that holds carried rows and
+    resumed from it, ends with the uninterrupted run's parameters, scheduler and metrics."""
+    import json
+    import shutil
+    import signal
+    import time
+
+    from test_trainer import final_state, run_main
+
+    partial = ["--config.rollout.partial_rollouts=True", "--config.rollout.segment_steps=2",
+               "--config.checkpoint.keep=10"]
+    reference = tmp_path / "reference"
+    run_main(reference, *partial)
+    carrying = [int(p.name) for p in sorted((reference / "checkpoints").iterdir(), key=lambda p: p.name)
+                if p.name.isdigit() and json.loads((p / "meta" / "metadata").read_text())["collector"]["carried"]]
+    assert carrying and carrying[0] < 4, "no checkpoint with rows in flight: the test would prove nothing"
+    k = carrying[0]
+    killed = tmp_path / "killed"
+    process = run_main(killed, *partial, wait=False)
+    deadline = time.time() + 900
+    while not (killed / "checkpoints" / str(k) / "meta" / "metadata").exists():
+        assert process.poll() is None, process.stderr.read().decode()[-4000:]
+        assert time.time() < deadline
+        time.sleep(0.1)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    for later in (killed / "checkpoints").iterdir():  # resume from checkpoint k, whatever was written after it
+        if later.name.isdigit() and int(later.name) > k:
+            shutil.rmtree(later)
+    run_main(killed, *partial)
+    step, params, scheduler = final_state(killed)
+    ref_step, ref_params, ref_scheduler = final_state(reference)
+    assert step == ref_step == 4 and scheduler == ref_scheduler
+    for a, b in zip(params, ref_params):
+        np.testing.assert_array_equal(a, b)
+    train = [[json.loads(line) for line in (d / "metrics.jsonl").read_text().splitlines()] for d in (killed, reference)]
+    train = [[r for r in records if r["kind"] == "train"] for records in train]
+    assert [r["step"] for r in train[0]] == [r["step"] for r in train[1]]
+    for a, b in zip(*train):
+        for key in ("rollout/carried_rows", "rollout/staleness_mean", "rollout/reward", "train/loss"):
+            assert a[key] == b[key], key
+    assert max(r["rollout/staleness_max"] for r in train[1]) >= 1  # carried tokens were trained on a step later
