@@ -12,8 +12,12 @@ fresh rows cost one prefill. Decode attention reads only up to each row's live l
 Sampling is exactly `sampler.generate`'s: row r draws token t with fold_in(fold_in(key, r), t), from
 `sampler.sample_tokens`, so a row's tokens depend on (key, row id, parameters) only: not on its slot,
 the segment, the other rows, or on being interrupted and resumed (a resumed row is re-prefilled from
-its prompt and tokens). Memory: the slot cache plus one prefill batch of at most `slot_length` tokens
-is everything the engine allocates for KV; `Engine.peak_cache_bytes` measures it.
+its prompt and tokens). Memory: the slot cache plus one prefill batch within the rest of the budget
+(`prefill_tokens`, at least one slot's worth) is everything the engine allocates for KV;
+`Engine.peak_cache_bytes` measures it. On CPU, once nothing is left to insert and at most half the
+slots are live, the live rows move to a smaller slot set (a step there costs what its rows cost).
+Partial rollouts (rlve_jax/rollout.py) stop a run early with `should_stop` and pass the unfinished
+rows to a later run: each Row carries its key, tokens, logprobs and the policy version of each token.
 """
 
 from __future__ import annotations
