@@ -1,11 +1,13 @@
 """The original gym's figures pinned (shared/spec/fidelity_fixes.md sections 4 and 5): empty-answer rewards,
-SAT's clause counts, and the generators that made degenerate problems."""
+SAT's clause counts, the generators that made degenerate problems; and the formula prompts' stated rules."""
 
 import collections
 import math
+import re
 
 import pytest
 
+from environments._formulas import count_operations, parse_expression
 from environments.land_acquisition import best_naive_cost
 from environments.quadratic_function_segmentation import total_value
 from environments.taking_prime_game import game_table
@@ -129,3 +131,20 @@ def test_binary_linear_equation_box_is_drawn_around_the_point():
             assert -r <= x1 <= x2 <= r and -r <= y1 <= y2 <= r
         ones = sum(p.data["reference"] == "1" for p in problems) / len(problems)
         assert 0.35 <= ones <= 0.52, (d, ones)
+
+
+@pytest.mark.parametrize("name", ["Integral", "Differentiate"])
+def test_formula_prompts_state_the_verifier_rules(name):
+    """Item 5: the size cap in the prompt is the one the scorer applies, and rounded constants fail."""
+    env = registry.make(name)
+    for d, seed in ((0, 0), (3, 1), (6, 2)):
+        problem = env.generate(d, seed)
+        cap = int(re.search(r"at most (\d+) operations", problem.prompt).group(1))
+        assert "Constants must be exact" in problem.prompt
+        reference = env.reference(problem)
+        padding = cap - count_operations(parse_expression(reference))
+        assert padding >= 0
+        assert env.verify(problem, f"<answer>({reference})" + " + 0" * padding + "</answer>").reward == 1.0
+        assert env.verify(problem, f"<answer>({reference})" + " + 0" * (padding + 1) + "</answer>").reward == 0.0
+        nudge = "0.0000001*x" if name == "Integral" else "0.0000001"
+        assert env.verify(problem, f"<answer>{reference} + {nudge}</answer>").reward == 0.0
