@@ -17,11 +17,12 @@ from typing import Any, ClassVar, Sequence
 
 FORMAT_ERROR_REWARD = -1.0
 INVALID = -0.5  # the usual reward for a parseable but infeasible answer (the catalog says where it differs)
-# Accuracy is exact: reward >= the problem's pass threshold, with no tolerance. A 1e-6 tolerance let a wrong
+# Accuracy is exact: reward >= the problem's pass threshold, with no tolerance. The original's 1e-6 let a wrong
 # count pass once (min/max)^beta is within 1e-6 of 1 (answer + 1 at counts above ~10^7); the shared reward
 # helpers below keep every wrong answer strictly below 1, and the few environments whose rewards are
 # floating-point measurements (RootExtraction, SmallestCircle, PolynomialMinimum) set their own threshold.
 ALMOST_ONE = math.nextafter(1.0, 0.0)  # the largest reward below 1: a wrong answer's cap
+FORMAT_TOLERANCE = 1e-6  # the original's format rule: format_ok = reward > -1 + 1e-6
 MAX_ANSWER_CHARS = 100_000  # longer extracted answers are a format error, never parsed
 
 # ---------------------------------------------------------------------------
@@ -63,8 +64,8 @@ class Verdict:
 
     @classmethod
     def judge(cls, reward: float, pass_threshold: float) -> "Verdict":
-        """Turn a reward into a verdict with the original's accuracy and format rules."""
-        if reward <= FORMAT_ERROR_REWARD:
+        """Turn a reward into a verdict: the original's format rule, exact accuracy (the original allowed 1e-6)."""
+        if reward <= FORMAT_ERROR_REWARD + FORMAT_TOLERANCE:
             return cls.format_error("format")
         accuracy = reward >= pass_threshold
         if accuracy:
