@@ -25,9 +25,9 @@ from rlve_jax.env import (ALMOST_ONE, INVALID, Environment, FormatError, Problem
 # Answer shapes: base classes that carry a catalog reward rule
 
 
-# Fixed prime moduli for environments whose catalog row says "MOD from a (fixed) prime list".
-PRIME_MODULI = (10007, 100003, 1000003, 998244353, 1000000007)
-BIG_PRIME_MODULI = (998244353, 1000000007)
+# The original's two prime lists for environments that draw a modulus (the facts sheet, section 3.3).
+PRIME_MODULI = (666623333, 998244353, 1000000007)
+BIG_PRIME_MODULI = (1000000007, 998244353)
 
 
 def mod_output_format(mod: int) -> str:
