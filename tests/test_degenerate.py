@@ -23,6 +23,9 @@ MIN_REFERENCES = 20  # problems with a reference() needed to judge a level
 # "Two-valued": a yes/no or winner answer near 50/50 on both sides, so which side has 52% is chance.
 ORIGINAL_DOES_THE_SAME: dict[str, tuple[float, str]] = {
     "BannedPointSupersetPathCounting": (0.42, "the count is 0 or 1 in 80% of problems on both sides"),
+    "BitAndZero_PathCounting": (0.62, "the port of the original's sampler (S, T of U[1, L] bits, redrawn while the "
+                                "count is 0 or 1; fidelity_fixes.md 3.2) makes 2 the usual count at small L: always "
+                                "at d0, 62% of 400 problems at d1 (the share is the port's)"),
     "BinaryLinearEquation_SolutionCounting": (0.45, "one solution in ~45% of problems on both sides (0.45/0.38/"
                                               "0.40 at d1/3/5 there); 40 problems cross 50% by chance"),
     "BoundedAdjacencyDifference_Permutation_Counting": (0.55, "two distinct answers at d1 on both sides"),
