@@ -134,6 +134,12 @@ def base_config() -> ml_collections.ConfigDict:
     c.log = ml_collections.ConfigDict()
     c.log.tensorboard = True
     c.log.progress = True  # tqdm bar
+    # Weights & Biases (pip install 'rlve_jax[wandb]'; WANDB_MODE=offline writes local files, no account):
+    # the TensorBoard scalars and this config, in one W&B run per workdir (continued on resume).
+    c.log.wandb = False
+    c.log.wandb_project = "rlve_jax"
+    c.log.wandb_name = ""  # "" = the workdir's name
+    c.log.wandb_tags = ""  # comma-separated
     return c
 
 
