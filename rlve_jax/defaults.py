@@ -30,6 +30,10 @@ def base_config() -> ml_collections.ConfigDict:
     c.tokenizer = ml_collections.ConfigDict()
     c.tokenizer.path = ""  # "" = the model directory; "tiny" = build the small tokenizer of the tiny run
     c.tokenizer.prompt_format = "chat"  # "chat" (model template, no system prompt, \boxed{}) | "tinyzero"
+    # chat format only: append "Please reason step by step, and put your final answer within \boxed{}." to
+    # the problem. The original sends the problem alone (False reproduces its prompt exactly); the environment
+    # prompts never name the marker, so without the sentence a model boxes its answer only out of habit.
+    c.tokenizer.boxed_instruction = True
 
     c.env = ml_collections.ConfigDict()
     c.env.collection = "C16"  # a collection (C1, C4, C16, C256, C400) or comma-separated identifiers
