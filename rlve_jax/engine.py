@@ -103,6 +103,7 @@ class Row:
 class EngineStats:
     segments: int = 0
     decode_steps: int = 0  # steps run by segments (each over all slots)
+    slot_steps: int = 0  # decode steps x slots they ran over (the compute a CPU pays)
     prefills: int = 0  # prefill calls
     prefilled_tokens: int = 0  # prefix tokens prefilled (padding excluded)
     kv_tokens_read: int = 0  # sum over decode steps of the live rows' attended lengths
@@ -160,15 +161,16 @@ def _as_slot(cache):
 
 
 @functools.partial(jax.jit, static_argnames=("graphdef", "steps", "mesh"), donate_argnames=("slots",))
-def _segment(graphdef, params, slots, stop_ids, pad_id, *, steps: int, mesh: Mesh | None):
-    """Up to `steps` decode steps over every slot (stops early once no slot is live).
-    -> (slots, tokens [S, steps], logprobs [S, steps], steps run, KV positions read)."""
+def _segment(graphdef, params, slots, stop_ids, pad_id, min_free, *, steps: int, mesh: Mesh | None):
+    """Up to `steps` decode steps over every slot; stops early once no slot is live or `min_free` slots
+    are free (so that waiting rows take them). -> (slots, tokens [S, steps], logprobs [S, steps], steps
+    run, KV positions read)."""
     model: Transformer = nnx.merge(graphdef, params)
     S = slots["token"].shape[0]
 
     def cond(carry):
         i, s, *_ = carry
-        return (i < steps) & jnp.any(s["live"])
+        return (i < steps) & jnp.any(s["live"]) & (jnp.sum(~s["live"]) < min_free)
 
     def body(carry):
         i, s, out_tokens, out_logprobs, read = carry
@@ -324,13 +326,17 @@ class Engine:
                 pre = None
             if not occupant:
                 break
+            # With rows waiting, the segment ends once an eighth of the slots (at least one) are free.
+            waiting = bool(pending or queue)
+            min_free = len(free) + max(1, self._active // 8) if waiting else self._active + 1
             self._state, tokens, logprobs, n, read = _segment(graphdef, params, self._state, stops,
-                                                              jnp.int32(self.pad_id), steps=self.segment_steps,
-                                                              mesh=self.mesh)
+                                                              jnp.int32(self.pad_id), jnp.int32(min_free),
+                                                              steps=self.segment_steps, mesh=self.mesh)
             tokens, logprobs = np.asarray(tokens), np.asarray(logprobs)
             live, steps = np.asarray(self._state["live"]), np.asarray(self._state["step"])
             self.stats.segments += 1
             self.stats.decode_steps += int(n)
+            self.stats.slot_steps += int(n) * self._active
             self.stats.kv_tokens_read += int(read)
             for slot, row in list(occupant.items()):
                 new = steps[slot] - len(row.tokens)  # tokens this segment sampled for the row
