@@ -5,9 +5,11 @@
 
 Workload: every row gets a target length drawn lognormal with median M/8 and 10% at M (sigma =
 ln 8 / z_0.9), enforced as a per-row response limit (`row_limits` / Row.max_new_tokens) so both
-samplers produce rows of the same lengths from the same keys (tests/test_engine.py checks equal tokens). Both get the same
-KV budget (the engine's slots plus its prefill batch; the static sampler's chunks); tokens/s counts
-generated tokens over the wall time of the whole call (prefills included), after a warm-up call.
+samplers produce rows of the same lengths from the same keys (tests/test_engine.py checks equal
+tokens). Both get the same KV budget (the engine's slots plus its prefill batch; the static
+sampler's chunks); tokens/s counts generated tokens over the wall time of the whole call (prefills
+included), after warm-up calls; "decode row-steps" is the compute either does (rows a decode step
+runs over x steps), independent of the machine's load.
 GPU: tokens/s and decode HBM bandwidth (weights per decode step plus the KV positions the live rows
 read) as a fraction of a device-copy bandwidth measured in the same run.
 """
@@ -77,7 +79,8 @@ def cpu(args) -> None:
     # Decode row-steps (rows a step computes x steps): the static chunks of sampler.generate's size run until
     # their longest row stops; the engine's segments run over the slots they hold (EngineStats.slot_steps).
     chunk = (1 << (eng.budget_tokens // (G * (64 + M))).bit_length() - 1) * G
-    row_steps = {"static": chunk * int(limits.reshape(-1, chunk).max(axis=1).sum()), "engine": eng.stats.slot_steps // args.repeats}
+    row_steps = {"static": chunk * int(limits.reshape(-1, chunk).max(axis=1).sum()),
+                 "engine": eng.stats.slot_steps // args.repeats}
     rows = [(name, len(limits), eng.slots if name == "engine" else f"{chunk}/chunk", f"{tokens:,}",
              f"{row_steps[name]:,}", f"{seconds[name]:.1f}", f"{tokens / seconds[name]:,.0f}",
              f"{seconds['static'] / seconds[name]:.2f}x") for name in runs]

@@ -328,7 +328,8 @@ class Engine:
                 break
             # With rows waiting, the segment ends once an eighth of the slots (at least one) are free.
             waiting = bool(pending or queue)
-            min_free = len(free) + max(1, self._active // 8) if waiting else self._active + 1
+            idle = self._active - len(occupant)
+            min_free = idle + max(1, self._active // 8) if waiting else self._active + 1
             self._state, tokens, logprobs, n, read = _segment(graphdef, params, self._state, stops,
                                                               jnp.int32(self.pad_id), jnp.int32(min_free),
                                                               steps=self.segment_steps, mesh=self.mesh)
@@ -378,16 +379,18 @@ class Engine:
         rows.update(token=token, step=rows["step"] + 1, live=~done)
         self._state = _insert(self._state, cache, place(dst), place(src), rows, mesh=self.mesh)
         token, logprob, done = np.asarray(token), np.asarray(logprob), np.asarray(done)
+        used = free[:len(take)]
+        del free[:len(take)]
         for i, (row, _) in enumerate(take):
             row.tokens.append(int(token[i]))
             row.logprobs.append(float(logprob[i]))
             row.versions.append(version)
-            if done[i]:
+            if done[i]:  # done at its first token: the slot stays free
                 row.done = True
                 row.finished = int(token[i]) in stop_set
+                free.append(used[i])
             else:
-                occupant[free[i]] = row
-        del free[:len(take)]
+                occupant[used[i]] = row
 
     def _retire(self, occupant: dict[int, Row]) -> None:
         """Interrupted rows leave their slots (their tokens stay with the Row; resuming re-prefills them)."""
