@@ -26,6 +26,9 @@ def base_config() -> ml_collections.ConfigDict:
     c.model.dtype = "bfloat16"  # parameter and compute dtype on accelerators ("float32" on CPU)
     c.model.remat = True  # rematerialise each layer in the backward pass
     c.model.scan_layers = True  # scan over the layer stack (faster compiles) instead of a Python loop
+    # Training/prefill attention (rlve_jax/attention.py): "auto" = cuDNN flash on GPU, Pallas splash on TPU,
+    # memory-efficient blockwise elsewhere; or "reference" (XLA, [T, T] scores), "blockwise", "cudnn", "pallas_tpu".
+    c.model.attention_impl = "auto"
 
     c.tokenizer = ml_collections.ConfigDict()
     c.tokenizer.path = ""  # "" = the model directory; "tiny" = build the small tokenizer of the tiny run
@@ -79,6 +82,9 @@ def base_config() -> ml_collections.ConfigDict:
 
     c.train = ml_collections.ConfigDict()
     c.train.micro_batch_size = 16  # sequences per forward/backward; gradients accumulate exactly
+    # > 0: micro-batches of length-sorted sequences holding up to this many tokens (rows x padded length),
+    # lengths bucketed finely (padding <= ~10%); 0 = micro_batch_size rows padded to the batch's longest.
+    c.train.max_tokens_per_micro_batch = 0
 
     c.warm_start = ml_collections.ConfigDict()  # supervised warm-up on reference answers (tiny run)
     c.warm_start.steps = 0
@@ -91,6 +97,9 @@ def base_config() -> ml_collections.ConfigDict:
     c.mesh.fsdp = -1  # -1 = all remaining devices
     c.mesh.tensor = 1  # must divide each process's device count
     c.mesh.sampler_tensor = 0  # tensor-parallel size of each process's sampler mesh; 0 = mesh.tensor
+    # Memory per device (GB) the planner (rlve_jax/plan.py) and the trainer's start-up check hold a config
+    # to; 0 = the device's own (memory_stats) where known, else no limit.
+    c.mesh.device_memory_gb = 0.0
 
     # Multi-host runs: every host runs the same command (README "Scaling out"). 1 = a single process;
     # 0 = detected by jax.distributed (TPU VMs, SLURM, Open MPI); N = set explicitly with the two below.
