@@ -28,6 +28,7 @@ IMPLEMENTATIONS = ("auto", "reference", "blockwise", "cudnn", "pallas_tpu")
 ALIASES = {None: "reference", "xla": "reference"}  # jax.nn.dot_product_attention's own spellings
 DEFAULT_BLOCK = 512
 _NEG = -1e30  # masked score; finite so that exp(_NEG - m) is 0, never NaN
+BATCH_AXES = ("data", "fsdp")  # rlve_jax.sharding.BATCH (not imported: sharding imports the model's callers)
 
 
 def resolve(impl: str | None, backend: str | None = None) -> str:
@@ -66,6 +67,18 @@ def attend(q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.Array | Non
     if impl == "pallas_tpu":
         return splash(q, k, v, lengths, causal, block, interpret)
     raise AssertionError(impl)
+
+
+def batch_sharded(x: jax.Array) -> jax.Array:
+    """x [B, ...] split over the mesh's data axes, when traced under `jax.set_mesh` with the training mesh
+    (a no-op otherwise). The embedding lookup would otherwise inherit the table's model-dim sharding, and
+    with it the SPMD partitioner gathers every activation of the batch onto every device instead of
+    gathering each layer's weights (FSDP)."""
+    mesh = jax.sharding.get_abstract_mesh()
+    axes = tuple(a for a in BATCH_AXES if a in mesh.axis_names)
+    if not axes or x.shape[0] % math.prod(mesh.shape[a] for a in axes):
+        return x
+    return jax.lax.with_sharding_constraint(x, jax.sharding.PartitionSpec(axes))
 
 
 # ---------------------------------------------------------------------------

@@ -306,7 +306,7 @@ class Transformer(nnx.Module):
         decode: the T (=1) new tokens attend to everything cached before them and themselves.
         """
         cdt = jnp.dtype(self.config.compute_dtype)
-        x = jnp.take(self.embed[...], tokens, axis=0).astype(cdt)  # [B, T, D]
+        x = attention.batch_sharded(jnp.take(self.embed[...], tokens, axis=0).astype(cdt))  # [B, T, D]
         if decode:
             kv_lengths = (positions[:, -1] + 1).astype(jnp.int32)  # [B]
         else:

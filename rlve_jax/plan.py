@@ -189,7 +189,8 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
     acc = _abstract(jax.eval_shape(lambda: zero_accumulator(micro_loss, params)), acc_shardings)
     rows, length = largest_micro_batch(config, data_parallel)
     micro = _batch_struct(rows, length, NamedSharding(mesh, P(sharding.BATCH)))
-    accumulate = make_accumulate(micro_loss, acc_shardings).lower(params, acc, micro).compile()
+    with jax.set_mesh(mesh):
+        accumulate = make_accumulate(micro_loss, acc_shardings).lower(params, acc, micro).compile()
     apply = make_apply(tx, params, opt_state, mesh).lower(params, opt_state, acc).compile()
     g = config.rollout.samples_per_prompt
     staged = -(-(config.rollout.prompts_per_step * g + 1) // data_parallel) * data_parallel

@@ -145,7 +145,8 @@ def logits_tokens(config: ml_collections.ConfigDict, model_config) -> int | None
 
 def make_accumulate(micro_loss, acc_shardings: Accumulator):
     """jit (params, acc, micro) -> acc + the micro-batch's sums; one compilation per micro-batch shape,
-    the accumulator updated in place (donated)."""
+    the accumulator updated in place (donated). Call (and lower) it under `jax.set_mesh(mesh)`, so that
+    activations stay split over the batch (attention.batch_sharded) and FSDP gathers weights instead."""
     grad_fn = jax.value_and_grad(micro_loss, has_aux=True)
 
     def accumulate(params, acc: Accumulator, micro: SequenceBatch) -> Accumulator:
@@ -399,9 +400,10 @@ class Trainer:
         row_of = np.array([place[q][s * g + j] for q, s in zip(owner, slot) for j in range(g)])  # sequence -> row
         empty = place[0][cap - 1]  # padding: process 0's last row is always empty
         acc = self.zero_accumulator()
-        for micro in micro_batches:
-            index = np.where(micro.rows >= 0, row_of[np.maximum(micro.rows, 0)], empty).astype(np.int32)
-            acc = self.accumulate(self.policy.params, acc, self.assemble(staging, index, length=micro.length))
+        with jax.set_mesh(mesh):
+            for micro in micro_batches:
+                index = np.where(micro.rows >= 0, row_of[np.maximum(micro.rows, 0)], empty).astype(np.int32)
+                acc = self.accumulate(self.policy.params, acc, self.assemble(staging, index, length=micro.length))
         self.policy.params, self.opt_state, metrics = self.apply(self.policy.params, self.opt_state, acc)
         tokens = max(float(metrics["tokens"]), 1.0)
         result = {"train/loss": float(metrics["loss"]), "train/grad_norm": float(metrics["grad_norm"]),

@@ -12,9 +12,7 @@ from rlve_jax import dapo, sharding
 from rlve_jax.batching import (build_sequences, fine_bucket, fixed_micro_batches, padding_fraction,
                                token_budget_micro_batches)
 from rlve_jax.model import PRESETS, Transformer
-from rlve_jax.trainer import (accumulator_shardings, make_accumulate, make_apply, make_micro_loss, make_optimizer,
-                              zero_accumulator)
-from rlve_jax.defaults import base_config
+from rlve_jax.trainer import accumulator_shardings, make_accumulate, make_micro_loss, zero_accumulator
 
 
 def test_fine_bucket_bounds_padding_and_shapes():
@@ -69,37 +67,35 @@ def setup():
     return graphdef, params, rest, mesh, (prompts, responses, sampler, advantages)
 
 
-def _step(setup, aggregation: str, batches):
-    """The Accumulator after accumulating `batches` (lists of sequence indices), and the applied metrics."""
+def _accumulate(setup, aggregation: str, batches):
+    """The Accumulator after accumulating `batches` ((sequence indices, padded length) pairs)."""
     graphdef, params, rest, mesh, (prompts, responses, sampler, advantages) = setup
     micro_loss = make_micro_loss(graphdef, rest, dapo.LossConfig(aggregation=aggregation), 1.0)
-    shardings = accumulator_shardings(micro_loss, params, mesh)
-    accumulate = make_accumulate(micro_loss, shardings)
-    acc = jax.jit(lambda: zero_accumulator(micro_loss, params), out_shardings=shardings)()
-    for rows, length in batches:
-        pick = lambda xs: [xs[i] for i in rows]  # noqa: E731
-        micro = build_sequences(pick(prompts), pick(responses), 0, pick(sampler), advantages[rows], length=length)
-        acc = accumulate(params, acc, micro)
-    optim = base_config().optim
-    tx = make_optimizer(optim)
-    opt_state = jax.jit(tx.init)(params)
-    copy = jax.tree.map(lambda x: x.copy(), params)  # apply donates its inputs
-    _, _, metrics = make_apply(tx, copy, opt_state, mesh)(copy, opt_state, acc)
-    return acc, metrics
+    accumulate = make_accumulate(micro_loss, accumulator_shardings(micro_loss, params, mesh))
+    acc = zero_accumulator(micro_loss, params)
+    with jax.set_mesh(mesh):
+        for rows, length in batches:
+            pick = lambda xs: [xs[i] for i in rows]  # noqa: E731
+            micro = build_sequences(pick(prompts), pick(responses), 0, pick(sampler), advantages[rows], length=length)
+            acc = accumulate(params, acc, micro)
+    return acc
 
 
 @pytest.mark.parametrize("aggregation", dapo.AGGREGATIONS)
 def test_accumulated_micro_batches_match_the_unbatched_step(setup, aggregation):
+    """The loss (sum / denominator), its gradients and the metric sums over micro-batches of two shapes
+    equal those of one micro-batch holding every sequence."""
     prompts, responses = setup[-1][0], setup[-1][1]
     lengths = np.array([len(p) + len(r) for p, r in zip(prompts, responses)])
-    whole, whole_metrics = _step(setup, aggregation, [(np.arange(12), 48)])
-    batches = token_budget_micro_batches(lengths, 96, row_multiple=1)
-    assert len({b.length for b in batches}) >= 3  # micro-batches of different shapes
-    grouped, grouped_metrics = _step(setup, aggregation, [(b.rows[b.rows >= 0], b.length) for b in batches])
-    assert float(grouped.denominator) == float(whole.denominator)
-    np.testing.assert_allclose(float(grouped_metrics["loss"]), float(whole_metrics["loss"]), rtol=1e-5)
-    np.testing.assert_allclose(float(grouped_metrics["grad_norm"]), float(whole_metrics["grad_norm"]), rtol=1e-5)
+    batches = token_budget_micro_batches(lengths, 128, row_multiple=1)
+    assert len({(len(b.rows), b.length) for b in batches}) == 2
+    whole = _accumulate(setup, aggregation, [(np.arange(12), 48)])
+    grouped = _accumulate(setup, aggregation, [(b.rows[b.rows >= 0], b.length) for b in batches])
+    assert float(grouped.denominator) == float(whole.denominator) > 0
+    assert float(grouped.tokens) == float(whole.tokens) == sum(len(r) for r in responses)
+    np.testing.assert_allclose(float(grouped.loss / grouped.denominator), float(whole.loss / whole.denominator),
+                               rtol=1e-5)
     for g, w in zip(jax.tree.leaves(grouped.grads), jax.tree.leaves(whole.grads)):
-        np.testing.assert_allclose(g, w, atol=1e-6, rtol=1e-5)
-    for name in whole_metrics:
-        np.testing.assert_allclose(float(grouped_metrics[name]), float(whole_metrics[name]), rtol=1e-5)
+        np.testing.assert_allclose(g / grouped.denominator, w / whole.denominator, atol=1e-7, rtol=1e-5)
+    for name in whole.metrics:
+        np.testing.assert_allclose(float(grouped.metrics[name]), float(whole.metrics[name]), rtol=1e-5)
