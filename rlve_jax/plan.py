@@ -157,9 +157,6 @@ def _batch_struct(rows: int, length: int, batch: NamedSharding) -> SequenceBatch
 
 def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = None, title: str = "") -> Plan:
     """Compile the config's train step, prefill and decode abstractly on this backend's devices."""
-    from rlve_jax.trainer import (accumulator_shardings, logits_tokens, make_accumulate, make_apply,
-                                  make_micro_loss, make_optimizer, zero_accumulator)
-
     notes = []
     if model_config is None:
         model_config, source = model_config_for(config)
@@ -167,15 +164,31 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
     cfg = model_config
     mesh = sharding.make_mesh(config.mesh.data, config.mesh.fsdp, config.mesh.tensor)
     sampler_mesh = sharding.sampler_mesh(mesh, config.mesh.sampler_tensor or config.mesh.tensor)
-    devices = mesh.devices.flat[0]
-    notes.append(f"{mesh.size} x {devices.platform} ({devices.device_kind}) devices, mesh {dict(mesh.shape)}, "
+    device = mesh.devices.flat[0]
+    notes.append(f"{mesh.size} x {device.platform} ({device.device_kind}) devices, mesh {dict(mesh.shape)}, "
                  f"{cfg.param_dtype} weights, attention {attention.resolve(cfg.attention_impl)}, "
                  f"remat={cfg.remat}")
+    if device.platform == "cpu" and cfg.compute_dtype == "bfloat16":
+        notes.append("the CPU compiler computes bf16 in f32 and updates caches out of place: its temporaries "
+                     "are an upper bound of a GPU's (run the planner on the GPUs for theirs)")
+    parts = train_parts(config, cfg, mesh) + rollout_parts(config, cfg, mesh, sampler_mesh)
+    size = {what: b for _, what, b, _ in parts}
+    resident = sum(b for phase, _, b, _ in parts if phase == "resident")
+    train_total = resident + sum(b for phase, _, b, _ in parts if phase == "train")
+    rollout_total = resident + sum(b for phase, what, b, _ in parts if phase == "rollout"
+                                   and what not in ("prefill temporaries", "decode temporaries"))
+    rollout_total += max(size["prefill temporaries"], size["decode temporaries"])
+    return Plan(title or "memory plan", notes, parts, train_total, rollout_total, device_limit(config))
+
+
+def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> list[tuple[str, str, int, str]]:
+    """Parameters, optimizer state, the gradient accumulation of the largest micro-batch, the update."""
+    from rlve_jax.trainer import (accumulator_shardings, logits_tokens, make_accumulate, make_apply,
+                                  make_micro_loss, make_optimizer, zero_accumulator)
+
     data_parallel = mesh.shape["data"] * mesh.shape["fsdp"]
     replicated = NamedSharding(mesh, P())
-
-    # Training: parameters, optimizer state, one micro-batch's gradient accumulation, the update.
-    graphdef, shapes, rest = nnx.split(nnx.eval_shape(lambda: Transformer(cfg, rngs=nnx.Rngs(0))), nnx.Param, ...)
+    graphdef, shapes, rest = _abstract_model(cfg)
     params = _abstract(shapes, sharding.state_shardings(shapes, mesh))
     tx = make_optimizer(config.optim)
     opt_shapes = jax.eval_shape(tx.init, params)
@@ -192,55 +205,57 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
     with jax.set_mesh(mesh):
         accumulate = make_accumulate(micro_loss, acc_shardings).lower(params, acc, micro).compile()
     apply = make_apply(tx, params, opt_state, mesh).lower(params, opt_state, acc).compile()
-    g = config.rollout.samples_per_prompt
-    staged = -(-(config.rollout.prompts_per_step * g + 1) // data_parallel) * data_parallel
-    staging = _batch_struct(staged, length, NamedSharding(mesh, P(sharding.BATCH)))
-    train_temp = max(_temp(accumulate), _temp(apply))
+    staged = -(-(config.rollout.prompts_per_step * config.rollout.samples_per_prompt + 1) // data_parallel)
+    staging = _batch_struct(staged * data_parallel, length, NamedSharding(mesh, P(sharding.BATCH)))
     mode = (f"token budget {config.train.max_tokens_per_micro_batch}" if config.train.max_tokens_per_micro_batch
             else f"micro_batch_size {config.train.micro_batch_size}")
-    parts = [
+    return [
         ("resident", "parameters (training, sharded)", per_device_bytes(params), f"{_count(params) / 1e6:,.0f}M params"),
         ("resident", "optimizer state", per_device_bytes(opt_state), "AdamW moments"),
         ("train", "gradients (f32 accumulator)", per_device_bytes(acc), ""),
-        ("train", "activations + temporaries", train_temp,
+        ("train", "activations + temporaries", max(_temp(accumulate), _temp(apply)),
          f"compiled; micro-batch {rows} x {length} tokens ({mode})"),
         ("train", "batch (staging + micro-batch)", per_device_bytes(staging) + per_device_bytes(micro),
-         f"{staged} staged rows"),
+         f"{staged * data_parallel} staged rows"),
     ]
 
-    # Rollout: the sampler's full copy of the parameters, prefill of a chunk of prompts, decode of its rows.
+
+def rollout_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh,
+                  sampler_mesh) -> list[tuple[str, str, int, str]]:
+    """The sampler's full copy of the parameters, the prefill of a chunk of prompts, one decode step of its
+    rows, the KV cache and the output buffers."""
+    graphdef, shapes, _ = _abstract_model(cfg)
+    g = config.rollout.samples_per_prompt
     sampler_params = _abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
     processes = max(1, mesh.devices.size // sampler_mesh.devices.size)
     per_chunk, lp, cache_tokens = sampler_chunk(config, processes)
-    rows_out = per_chunk * g
+    rows = per_chunk * g
     cache_len = lp + config.rollout.max_response_tokens
-    cache = _abstract_cache(cfg, rows_out, cache_len, sampler_mesh)
-    sampler_batch = lambda shape: NamedSharding(sampler_mesh, sharding.fit_spec(  # noqa: E731
+    cache = _abstract_cache(cfg, rows, cache_len, sampler_mesh)
+    placed = lambda shape: NamedSharding(sampler_mesh, sharding.fit_spec(  # noqa: E731
         (sharding.BATCH,) + (None,) * (len(shape) - 1), shape, sampler_mesh))
-    prompts = jax.ShapeDtypeStruct((per_chunk, lp), jnp.int32, sharding=sampler_batch((per_chunk, lp)))
+    prompts = jax.ShapeDtypeStruct((per_chunk, lp), jnp.int32, sharding=placed((per_chunk, lp)))
     prefill = jax.jit(_prefill, static_argnums=0).lower(graphdef, sampler_params, prompts).compile()
-    token = jax.ShapeDtypeStruct((rows_out,), jnp.int32, sharding=sampler_batch((rows_out,)))
+    token = jax.ShapeDtypeStruct((rows,), jnp.int32, sharding=placed((rows,)))
     decode = jax.jit(_decode, static_argnums=0, donate_argnums=2).lower(graphdef, sampler_params, cache, token,
                                                                         token).compile()
-    outputs = jax.ShapeDtypeStruct((rows_out, config.rollout.max_response_tokens), jnp.float32,
-                                   sharding=sampler_batch((rows_out, config.rollout.max_response_tokens)))
+    outputs = jax.ShapeDtypeStruct((rows, config.rollout.max_response_tokens), jnp.float32,
+                                   sharding=placed((rows, config.rollout.max_response_tokens)))
     budget = (f"rollout.cache_budget_tokens={config.rollout.cache_budget_tokens}"
               if config.rollout.cache_budget_tokens else "rollout.cache_budget_tokens=0: one chunk of all prompts")
-    parts += [
+    return [
         ("rollout", "sampler parameters (full copy)", per_device_bytes(sampler_params), "fsdp gathered"),
         ("rollout", "KV cache", per_device_bytes(cache),
-         f"{cache_tokens:,} tokens x {kv_bytes_per_token(cfg):,} B ({rows_out} rows x {cache_len}; {budget})"),
+         f"{cache_tokens:,} tokens x {kv_bytes_per_token(cfg):,} B ({rows} rows x {cache_len}; {budget})"),
         ("rollout", "output tokens + logprobs", 2 * per_device_bytes(outputs), ""),
         ("rollout", "prefill temporaries", _temp(prefill), f"compiled; {per_chunk} prompts x {lp}"),
-        ("rollout", "decode temporaries", _temp(decode), f"compiled; one step of {rows_out} rows"),
+        ("rollout", "decode temporaries", _temp(decode), f"compiled; one step of {rows} rows"),
     ]
-    size = {what: b for _, what, b, _ in parts}
-    resident = sum(b for phase, _, b, _ in parts if phase == "resident")
-    train_total = resident + sum(b for phase, _, b, _ in parts if phase == "train")
-    rollout_total = resident + sum(b for phase, what, b, _ in parts if phase == "rollout"
-                                   and what not in ("prefill temporaries", "decode temporaries"))
-    rollout_total += max(size["prefill temporaries"], size["decode temporaries"])
-    return Plan(title or "memory plan", notes, parts, train_total, rollout_total, device_limit(config))
+
+
+def _abstract_model(cfg: ModelConfig):
+    """(graphdef, abstract parameters, abstract rest) of the model, nothing allocated."""
+    return nnx.split(nnx.eval_shape(lambda: Transformer(cfg, rngs=nnx.Rngs(0))), nnx.Param, ...)
 
 
 def _count(tree) -> int:

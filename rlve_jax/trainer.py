@@ -29,7 +29,7 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax import dapo, distributed, evaluate, registry, sharding
+from rlve_jax import dapo, distributed, evaluate, plan, registry, sharding
 from rlve_jax.checkpoint import Checkpointer, StopRequest
 from rlve_jax.metrics import MetricsWriter
 from rlve_jax.pool import EnvPool
@@ -218,6 +218,9 @@ class Trainer:
         if budget and config.rollout.max_prompt_tokens and budget < data_parallel * longest:
             raise ValueError(f"train.max_tokens_per_micro_batch={budget} must hold one sequence of up to {longest} "
                              f"tokens per data-parallel device: at least {data_parallel * longest}")
+        planned = plan.check(config, self.model_config)  # fails here, not hours in, when it cannot fit
+        if planned is not None:
+            log.info("%s", planned.table())
         self.tx = make_optimizer(config.optim)
         self.opt_state = init_optimizer(self.tx, self.policy.params, self.policy.mesh)
         self.scheduler = make_scheduler(config, self.env_names)
