@@ -183,8 +183,8 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
 
 def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> list[tuple[str, str, int, str]]:
     """Parameters, optimizer state, the gradient accumulation of the largest micro-batch, the update."""
-    from rlve_jax.trainer import (accumulator_shardings, logits_tokens, make_accumulate, make_apply,
-                                  make_micro_loss, make_optimizer, zero_accumulator)
+    from rlve_jax.trainer import (accumulator_shardings, learning_rate, logits_tokens, make_accumulate,
+                                  make_apply, make_micro_loss, make_optimizer, zero_accumulator)
 
     data_parallel = mesh.shape["data"] * mesh.shape["fsdp"]
     replicated = NamedSharding(mesh, P())
@@ -204,7 +204,8 @@ def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> li
     micro = _batch_struct(rows, length, NamedSharding(mesh, P(sharding.BATCH)))
     with jax.set_mesh(mesh):
         accumulate = make_accumulate(micro_loss, acc_shardings).lower(params, acc, micro).compile()
-    apply = make_apply(tx, params, opt_state, mesh).lower(params, opt_state, acc).compile()
+    apply = make_apply(tx, params, opt_state, mesh, learning_rate(config.optim)).lower(params, opt_state,
+                                                                                       acc).compile()
     staged = -(-(config.rollout.prompts_per_step * config.rollout.samples_per_prompt + 1) // data_parallel)
     staging = _batch_struct(staged * data_parallel, length, NamedSharding(mesh, P(sharding.BATCH)))
     mode = (f"token budget {config.train.max_tokens_per_micro_batch}" if config.train.max_tokens_per_micro_batch
