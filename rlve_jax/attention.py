@@ -65,8 +65,24 @@ def attend(q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.Array | Non
                                            implementation="cudnn")
         return out.astype(q.dtype)
     if impl == "pallas_tpu":
-        return splash(q, k, v, lengths, causal, block, interpret)
+        return _per_shard(functools.partial(splash, causal=causal, block=block, interpret=interpret), q, k, v, lengths)
     raise AssertionError(impl)
+
+
+def _per_shard(kernel, q: jax.Array, k: jax.Array, v: jax.Array, lengths: jax.Array) -> jax.Array:
+    """Run a Pallas kernel on each device's shard (batch over the data axes, heads over "tensor") when traced
+    under `jax.set_mesh`: the SPMD partitioner cannot split a kernel call itself."""
+    mesh = jax.sharding.get_abstract_mesh()
+    if mesh.empty:
+        return kernel(q, k, v, lengths)
+    batch = tuple(a for a in BATCH_AXES if a in mesh.axis_names)
+    batch = batch if batch and q.shape[0] % math.prod(mesh.shape[a] for a in batch) == 0 else None
+    heads = "tensor" if "tensor" in mesh.axis_names and k.shape[2] % mesh.shape["tensor"] == 0 else None
+    if batch is None and heads is None:
+        return kernel(q, k, v, lengths)
+    spec = jax.sharding.PartitionSpec(batch, None, heads, None)
+    return jax.shard_map(kernel, mesh=mesh, in_specs=(spec, spec, spec, jax.sharding.PartitionSpec(batch)),
+                         out_specs=spec, check_vma=False)(q, k, v, lengths)
 
 
 def batch_sharded(x: jax.Array) -> jax.Array:

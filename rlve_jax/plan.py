@@ -122,7 +122,12 @@ def largest_micro_batch(config: ml_collections.ConfigDict, data_parallel: int) -
     longest = (r.max_prompt_tokens or 2048) + r.max_response_tokens
     if t.max_tokens_per_micro_batch:
         length = fine_bucket(longest)
-        return max(data_parallel, t.max_tokens_per_micro_batch // length // data_parallel * data_parallel), length
+        rows = t.max_tokens_per_micro_batch // length // data_parallel * data_parallel
+        if not rows:
+            raise ValueError(f"train.max_tokens_per_micro_batch={t.max_tokens_per_micro_batch} must hold one "
+                             f"sequence of up to {length} tokens per data-parallel device: at least "
+                             f"{data_parallel * length}")
+        return rows, length
     return t.micro_batch_size, bucket(longest)
 
 
