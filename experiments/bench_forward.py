@@ -54,7 +54,7 @@ def cpu(args) -> None:
     print(f"forward, tiny Qwen3 (D={cfg.hidden_size}, L={cfg.num_layers}, V={cfg.vocab_size}), f32, "
           f"{jax.devices()[0].platform}, torch threads={torch.get_num_threads()}")
     table(rows, ("batch", "length", "ours tok/s", "transformers tok/s", "ratio"))
-    attention_rows(cfg, args.repeats)
+    attention_rows(cfg, min(args.repeats, 2))
 
 
 def attention_rows(cfg: ModelConfig, repeats: int) -> None:
