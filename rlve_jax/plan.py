@@ -60,9 +60,10 @@ class Plan:
         """The one-line reason the plan does not fit, or None."""
         if self.limit is None or self.total <= self.limit:
             return None
-        phase = "train step" if self.train_total >= self.rollout_total else "rollout"
+        phase = "train" if self.train_total >= self.rollout_total else "rollout"
         biggest = max((p for p in self.parts if p[0] in (phase, "resident")), key=lambda p: p[2])
-        return (f"{self.total / GB:.1f} GB per device ({phase}) exceeds mesh.device_memory_gb="
+        return (f"{self.total / GB:.1f} GB per device ({'train step' if phase == 'train' else phase}) exceeds "
+                f"mesh.device_memory_gb="
                 f"{self.limit / GB:g}; largest part: {biggest[1]} {biggest[2] / GB:.1f} GB ({biggest[3]})")
 
     def table(self) -> str:

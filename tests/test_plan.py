@@ -44,6 +44,7 @@ def test_over_the_limit_is_one_line(tiny_plan, monkeypatch):
     small = dataclasses.replace(tiny_plan, limit=1e6)
     reason = small.over()
     assert reason and "\n" not in reason and "exceeds mesh.device_memory_gb=0.001" in reason
+    assert "largest part: activations + temporaries" in reason  # the train step's, in the tiny run
     monkeypatch.setattr(plan, "plan", lambda config, *args: dataclasses.replace(tiny_plan,
                                                                                  limit=plan.device_limit(config)))
     model_config = plan.model_config_for(tiny_config())[0]
