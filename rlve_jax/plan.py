@@ -301,7 +301,7 @@ def device_limit(config: ml_collections.ConfigDict) -> float | None:
     """mesh.device_memory_gb in bytes, else the device's own memory where the backend reports it."""
     if config.mesh.device_memory_gb:
         return config.mesh.device_memory_gb * GB
-    stats = jax.devices()[0].memory_stats() or {}
+    stats = jax.local_devices()[0].memory_stats() or {}
     return float(stats["bytes_limit"]) if "bytes_limit" in stats else None
 
 

@@ -32,7 +32,7 @@ from rlve_jax import dapo, distributed, evaluate, plan, registry, sharding
 from rlve_jax.checkpoint import Checkpointer, StopRequest
 from rlve_jax.metrics import MetricsWriter, wandb_writer
 from rlve_jax.pool import EnvPool
-from rlve_jax.batching import (MicroBatch, SequenceBatch, bucket, build_sequences, fine_bucket, fixed_micro_batches,
+from rlve_jax.batching import (MicroBatch, SequenceBatch, bucket, build_sequences, fixed_micro_batches,
                                padding_fraction, sequence_logprobs, token_budget_micro_batches)
 from rlve_jax.collector import Collection, Collector, rank_within, rollout_metrics
 from rlve_jax.policy import load_policy
@@ -199,11 +199,7 @@ class Trainer:
         if config.train.micro_batch_size % data_parallel:
             raise ValueError(f"train.micro_batch_size={config.train.micro_batch_size} must be a multiple of the "
                              f"{data_parallel} data-parallel devices (mesh.data x mesh.fsdp)")
-        budget = config.train.max_tokens_per_micro_batch
-        longest = fine_bucket(config.rollout.max_prompt_tokens + config.rollout.max_response_tokens)
-        if budget and config.rollout.max_prompt_tokens and budget < data_parallel * longest:
-            raise ValueError(f"train.max_tokens_per_micro_batch={budget} must hold one sequence of up to {longest} "
-                             f"tokens per data-parallel device: at least {data_parallel * longest}")
+        plan.largest_micro_batch(config, data_parallel)  # a token budget must hold a longest row per device
         planned = plan.check(config, self.model_config)  # fails here, not hours in, when it cannot fit
         if planned is not None:
             log.info("%s", planned.table())
