@@ -30,10 +30,12 @@ import resource
 import select
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -162,27 +164,57 @@ def _run_bare(argv: list[str], files: dict[str, bytes], stdin: bytes, limits: Li
         env = {**minimal_env(), "HOME": workdir, "TMPDIR": workdir}
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 cwd=workdir, env=env, start_new_session=True)
-        return _collect(proc, stdin, None, limits, limits.wall_s)
+        writer = os.dup(proc.stdin.fileno())  # _collect closes it once stdin is written
+        proc.stdin.close()
+        out, err, _, verdict, wall = _collect(writer, stdin, proc.stdout.fileno(), proc.stderr.fileno(), None,
+                                              limits, limits.wall_s,
+                                              lambda: _kill(lambda: os.killpg(proc.pid, signal.SIGKILL)))
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    code = proc.returncode
+    if verdict:
+        return Result(verdict, stdout=out, stderr=err, wall_s=wall)
+    if code < 0:
+        return Result("signal", signal=-code, stdout=out, stderr=err, wall_s=wall)
+    return Result("ok" if code == 0 else "exit", exit_code=code, stdout=out, stderr=err, wall_s=wall)
 
 
 def _run_isolated(argv: list[str], files: dict[str, bytes], stdin: bytes, limits: Limits, uid: int) -> Result:
-    status_r, status_w = os.pipe()
-    spec = {"argv": argv, "files": {n: d.decode("latin-1") for n, d in files.items()},
-            "stdin": stdin.decode("latin-1"), "limits": asdict(limits), "uid": uid, "status_fd": status_w,
-            "expose": _interpreter_paths()}
+    """Hand the run to the fork server; its child builds the namespaces and reports on a status pipe."""
+    spec = json.dumps({"argv": argv, "files": {n: d.decode("latin-1") for n, d in files.items()},
+                       "stdin": stdin.decode("latin-1"), "limits": asdict(limits), "uid": uid,
+                       "expose": _interpreter_paths()}).encode()
+    pipes = [os.pipe() for _ in range(4)]  # spec, stdout, stderr, status
+    (spec_r, spec_w), (out_r, out_w), (err_r, err_w), (status_r, status_w) = pipes
     try:
-        proc = subprocess.Popen([sys.executable, "-I", "-S", os.path.abspath(__file__)], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/", env=minimal_env(),
-                                pass_fds=(status_w,), start_new_session=True)
-    finally:
-        os.close(status_w)
+        pidfd = _SERVER.start([spec_r, out_w, err_w, status_w])
+    except OSError as e:
+        for fd in (fd for pair in pipes for fd in pair):
+            os.close(fd)
+        return Result("error", detail=f"sandbox fork server: {e}")
+    for fd in (spec_r, out_w, err_w, status_w):
+        os.close(fd)
     try:
-        result = _collect(proc, json.dumps(spec).encode(), status_r, limits, limits.wall_s + LAUNCH_SLACK_S)
+        out, err, status, verdict, wall = _collect(
+            spec_w, spec, out_r, err_r, status_r, limits, limits.wall_s + LAUNCH_SLACK_S,
+            lambda: _kill(lambda: signal.pidfd_send_signal(pidfd, signal.SIGKILL)))
     finally:
-        os.close(status_r)
-    return result
+        for fd in (out_r, err_r, status_r, pidfd):
+            os.close(fd)
+    try:
+        report = json.loads(status) if status else {}
+    except ValueError:
+        report = {}
+    if verdict == "output_limit" or (not verdict and report.get("status") is None):
+        detail = report.get("error", "") or ("" if verdict else "the sandbox launcher exited without a status")
+        return Result(verdict or "error", stdout=out, stderr=err, wall_s=wall, detail=detail)
+    if verdict == "timeout":  # the launcher's own timer fires first; this is the backstop
+        return Result("timeout", stdout=out, stderr=err, wall_s=wall, detail="launcher deadline")
+    return Result(report["status"], report.get("exit_code"), report.get("signal"), out, err,
+                  report.get("wall_s", wall), report.get("cpu_s", 0.0), report.get("error", ""))
 
 
 def _interpreter_paths() -> list[str]:
@@ -193,22 +225,31 @@ def _interpreter_paths() -> list[str]:
     return sorted(paths)
 
 
-def _collect(proc: subprocess.Popen, stdin: bytes, status_fd: int | None, limits: Limits,
-             deadline_s: float) -> Result:
-    """Feed stdin, read stdout/stderr (and the launcher's status) up to the caps until exit or deadline."""
+def _kill(send) -> None:
+    try:
+        send()
+    except ProcessLookupError:
+        pass
+
+
+def _collect(writer: int | None, data: bytes, out_fd: int, err_fd: int, status_fd: int | None, limits: Limits,
+             deadline_s: float, kill) -> tuple[bytes, bytes, bytes, str, float]:
+    """Feed `data` to `writer` (then close it); read stdout, stderr (a 64 KiB tail) and the status until
+    every writer is gone, the deadline passes or stdout/stderr pass the cap (then `kill()`).
+    Returns (stdout, stderr, status, "" | "timeout" | "output_limit", seconds)."""
     start = time.monotonic()
-    out, err, status = bytearray(), bytearray(), bytearray()
-    readers = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    buffers = {out_fd: bytearray(), err_fd: bytearray()}
     if status_fd is not None:
-        readers[status_fd] = status
-    pending = memoryview(stdin)
-    writer = proc.stdin.fileno()
+        buffers[status_fd] = bytearray()
+    readers = dict(buffers)
+    pending = memoryview(data)
     os.set_blocking(writer, False)
-    if not pending:
-        proc.stdin.close()
-        writer = None
     verdict = ""
     while readers or writer is not None:
+        if writer is not None and not pending:
+            os.close(writer)
+            writer = None
+            continue
         remaining = deadline_s - (time.monotonic() - start)
         if remaining <= 0:
             verdict = "timeout"
@@ -219,56 +260,80 @@ def _collect(proc: subprocess.Popen, stdin: bytes, status_fd: int | None, limits
                 pending = pending[os.write(writer, pending[:1 << 16]):]
             except BrokenPipeError:
                 pending = pending[:0]
-            if not pending:
-                proc.stdin.close()
-                writer = None
         for fd in readable:
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 del readers[fd]
                 continue
-            buffer = readers[fd]
+            buffer = buffers[fd]
             buffer += chunk
-            if fd == proc.stderr.fileno() and len(buffer) > 1 << 16:
+            if fd == err_fd and len(buffer) > 1 << 16:
                 del buffer[:-(1 << 16)]  # keep the tail: the traceback
-            if len(buffer) > limits.output_bytes:
+            if fd != status_fd and len(buffer) > limits.output_bytes:
                 verdict = "output_limit"
         if verdict:
             break
+    if writer is not None:
+        os.close(writer)
     if verdict:
-        _kill_group(proc)
-    proc.wait()
-    for pipe in (proc.stdin, proc.stdout, proc.stderr):
-        if pipe and not pipe.closed:
-            pipe.close()
-    wall = time.monotonic() - start
-    stdout, stderr = bytes(out[:limits.output_bytes]), bytes(err)
-    if status_fd is None:  # bare run: the process's own status
-        code = proc.returncode
-        if verdict:
-            return Result(verdict, stdout=stdout, stderr=stderr, wall_s=wall)
-        if code < 0:
-            return Result("signal", signal=-code, stdout=stdout, stderr=stderr, wall_s=wall)
-        return Result("ok" if code == 0 else "exit", exit_code=code, stdout=stdout, stderr=stderr, wall_s=wall)
-    try:
-        report = json.loads(bytes(status)) if status else {}
-    except ValueError:
-        report = {}
-    if verdict == "output_limit" or (not verdict and report.get("status") is None):
-        detail = report.get("error", "") or ("" if verdict else f"launcher exited {proc.returncode} without a status")
-        return Result(verdict or "error", stdout=stdout, stderr=stderr, wall_s=wall, detail=detail)
-    if verdict == "timeout":  # the launcher itself hung: should not happen, its own timer fires first
-        return Result("timeout", stdout=stdout, stderr=stderr, wall_s=wall, detail="launcher deadline")
-    return Result(report["status"], report.get("exit_code"), report.get("signal"), stdout, stderr,
-                  report.get("wall_s", wall), report.get("cpu_s", 0.0), report.get("error", ""))
+        kill()
+    status = bytes(buffers[status_fd]) if status_fd is not None else b""
+    return (bytes(buffers[out_fd][:limits.output_bytes]), bytes(buffers[err_fd]), status, verdict,
+            time.monotonic() - start)
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the launcher's process group; its init child follows (PDEATHSIG), taking the namespace with it."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+class _ForkServer:
+    """One single-threaded launcher process (this file with --serve) per evaluator process: it forks a
+    child per run, so a run costs a fork instead of an interpreter start. Started on first use,
+    restarted if it died; it exits when the evaluator does (its socket closes)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sock: socket.socket | None = None
+        self._proc: subprocess.Popen | None = None
+        self._owner = -1
+
+    def start(self, fds: list[int]) -> int:
+        """Start one run with these fds (spec read end, stdout, stderr, status write ends); its pidfd."""
+        with self._lock:
+            for attempt in range(2):
+                if self._sock is None or self._owner != os.getpid() or self._proc.poll() is not None:
+                    self._spawn()
+                try:
+                    socket.send_fds(self._sock, [b"r"], fds)
+                    reply, pidfds, _, _ = socket.recv_fds(self._sock, 16, 1)
+                    if reply == b"p" and pidfds:
+                        return pidfds[0]
+                    raise OSError(f"fork server replied {reply!r}")
+                except OSError:
+                    self._close()
+                    if attempt:
+                        raise
+        raise AssertionError("unreachable")
+
+    def _spawn(self) -> None:
+        self._close()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", os.path.abspath(__file__), "--serve", str(theirs.fileno())],
+                stdin=subprocess.DEVNULL, cwd="/", env=minimal_env(), pass_fds=(theirs.fileno(),),
+                start_new_session=True)
+        finally:
+            theirs.close()
+        self._sock, self._owner = mine, os.getpid()
+
+    def _close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._proc is not None and self._owner == os.getpid():
+            self._proc.kill()
+            self._proc.wait()
+        self._proc = None
+
+
+_SERVER = _ForkServer()
 
 
 # ---------------------------------------------------------------------------
@@ -414,9 +479,10 @@ def _init(spec: dict, alive_r: int, result_w: int) -> None:
         os._exit(1)
 
 
-def _launch() -> None:
-    spec = json.loads(sys.stdin.buffer.read())
-    status_fd = spec["status_fd"]
+def _run_one(spec_fd: int, status_fd: int) -> None:
+    """One run, in a child of the fork server (stdout/stderr already the program's pipes)."""
+    with os.fdopen(spec_fd, "rb") as f:
+        spec = json.loads(f.read())
     report = lambda **kw: os.write(status_fd, json.dumps(kw).encode())  # noqa: E731
     try:
         _enter_namespaces(spec)
@@ -455,5 +521,43 @@ def _launch() -> None:
             report(status="ok" if code == 0 else "exit", exit_code=code, wall_s=wall, cpu_s=info["cpu_s"])
 
 
-if __name__ == "__main__":
-    _launch()
+def _serve(sock_fd: int) -> None:
+    """The fork server's loop: per request (4 fds), fork a run and answer with its pidfd."""
+    sock = socket.socket(fileno=sock_fd)  # no PDEATHSIG: the thread that started it may end; EOF ends it
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # finished runs are reaped by the kernel: no zombies
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(sock, 16, 4)
+        except OSError:
+            return
+        if not message:  # the evaluator is gone
+            return
+        if len(fds) != 4:
+            for fd in fds:
+                os.close(fd)
+            continue
+        spec_fd, out_fd, err_fd, status_fd = fds
+        pid = os.fork()
+        if pid == 0:
+            try:
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # this run waits for its init
+                sock.close()
+                os.dup2(out_fd, 1)
+                os.dup2(err_fd, 2)
+                for fd in (out_fd, err_fd, devnull):
+                    os.close(fd)
+                _run_one(spec_fd, status_fd)
+            finally:
+                os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        pidfd = os.pidfd_open(pid)
+        socket.send_fds(sock, [b"p"], [pidfd])
+        os.close(pidfd)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--serve"]:
+    _serve(int(sys.argv[2]))

@@ -85,7 +85,8 @@ def _sandbox_uid_processes(uid: int) -> int:
                 status = Path(f"/proc/{entry}/status").read_text()
             except OSError:
                 continue
-            count += any(line.startswith("Uid:") and line.split()[1] == str(uid) for line in status.splitlines())
+            fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+            count += fields["Uid"].split()[0] == str(uid) and not fields["State"].strip().startswith("Z")
     return count
 
 
