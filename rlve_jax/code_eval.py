@@ -234,7 +234,7 @@ def functional_matches(output: str, expected: str) -> bool:
 def run_limits(problem: CodeProblem, timeout_s: float, memory_mb: int) -> Limits:
     """LiveCodeBench's budget: timeout per test, (timeout + 1) * tests + 5 s for the whole program."""
     return Limits(cpu_s=timeout_s + 1, wall_s=(timeout_s + 1) * len(problem.tests) + 5, memory_mb=memory_mb,
-                  processes=8, output_bytes=(1 << 20) + 2 * sum(len(out) for _, out in problem.tests),
+                  processes=8, output_bytes=(1 << 20) + 4 * sum(len(out) for _, out in problem.tests),
                   disk_mb=max(64, 2 * sum(len(inp) + len(out) for inp, out in problem.tests) >> 20))
 
 

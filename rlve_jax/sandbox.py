@@ -1,7 +1,9 @@
 """Run untrusted programs (model-written code) in a fresh, isolated, resource-limited process.
 
-Isolation comes from Linux namespaces set up by this file itself, run as a launcher script
-(`python -I -S sandbox.py`, standard library only), so no system package is needed:
+Isolation comes from Linux namespaces set up by this file itself (standard library and ctypes
+only, no system package): the evaluator starts it once as a single-threaded fork server
+(`python -I -S sandbox.py --serve FD`), which forks one launcher per run; each launcher builds
+the run's namespaces, forks the run's init, and init forks and execs the program. Each run gets:
 
 * a new user, PID, network, mount, IPC and UTS namespace per run: no network (only a downed
   loopback), no view of other processes (a fresh /proc), and every process left over is killed
@@ -87,7 +89,10 @@ class Result:
     def verdict(self) -> str:
         """A short human verdict: ok, exit 1, SIGKILL, cpu time limit, wall time limit, output limit."""
         if self.status == "signal":
-            name = signal.Signals(self.signal).name if self.signal in signal.Signals._value2member_map_ else str(self.signal)
+            try:
+                name = signal.Signals(self.signal).name
+            except ValueError:
+                name = f"signal {self.signal}"
             return {"SIGXCPU": "cpu time limit", "SIGXFSZ": "file size limit"}.get(name, name)
         if self.status == "exit":
             return f"exit {self.exit_code}"

@@ -5,7 +5,6 @@ output), and only in the namespace sandbox (never bare), so none of them can rea
 """
 
 import os
-import signal
 import socket
 import sys
 import threading
