@@ -243,7 +243,7 @@ def judge(problem: CodeProblem, program: str, sandbox: Sandbox, timeout_s: float
     if not program.strip():
         return Judgement(False, "no_code", 0, len(problem.tests), 0.0)
     spec = {"mode": problem.mode, "fn_name": problem.fn_name, "inputs": [inp for inp, _ in problem.tests],
-            "timeout_s": timeout_s}
+            "timeout_s": timeout_s, "isolated": sandbox.isolation == "namespaces"}
     files = {"harness.py": HARNESS.read_bytes(), "program.py": PREAMBLE + program, "tests.json": json.dumps(spec)}
     box = dataclasses.replace(sandbox, limits=run_limits(problem, timeout_s, sandbox.limits.memory_mb))
     result = box.run([sys.executable, "-I", "harness.py"], files)

@@ -2,7 +2,8 @@
 
     python -I code_harness.py        # in the sandbox's working directory: program.py, tests.json
 
-tests.json: {"mode": "stdin" | "functional", "fn_name": str, "inputs": [str], "timeout_s": float}.
+tests.json: {"mode": "stdin" | "functional", "fn_name": str, "inputs": [str], "timeout_s": float,
+"isolated": bool (in the namespace sandbox: leftovers of each test are killed)}.
 Each test runs in a forked child (fresh program state, a real stdin and stdout, its own time limit);
 one JSON line per test goes to stdout: {"test", "status": ok|error|timeout|signal, "output", "error"}.
 Expected outputs never enter the sandbox: the evaluator compares outside, so a program that
@@ -12,6 +13,7 @@ sample has failed), as in LiveCodeBench.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import select
@@ -23,16 +25,22 @@ import traceback
 OUTPUT_CAP = 1 << 26  # bytes of one test's output that are read back
 
 
-def _child(code, spec: dict, test_input: str, out_path: str) -> None:
+def _anonymous_file(name: str, data: bytes = b"") -> int:
+    """A file reachable only through the returned descriptor (created, then unlinked at once)."""
+    fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    os.unlink(name)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _child(code, spec: dict, test_input: str, in_fd: int, out_fd: int) -> None:
     """In the forked child: run the program on one input; never returns."""
     status = 0
     try:
         if spec["mode"] == "stdin":
-            in_path = ".in"
-            with open(in_path, "w", encoding="utf-8") as f:
-                f.write(test_input)
-            os.dup2(os.open(in_path, os.O_RDONLY), 0)
-            os.dup2(os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 1)
+            os.dup2(in_fd, 0)
+            os.dup2(out_fd, 1)
             sys.stdin = open(0, "r", encoding="utf-8", closefd=False)
             sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
             try:
@@ -42,7 +50,6 @@ def _child(code, spec: dict, test_input: str, out_path: str) -> None:
                     raise
             sys.stdout.flush()
         else:
-            result_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the program's own prints are not its answer
             sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
             namespace = {"__name__": "program", "__builtins__": __builtins__}
@@ -51,8 +58,7 @@ def _child(code, spec: dict, test_input: str, out_path: str) -> None:
             fn = getattr(solution(), spec["fn_name"]) if solution is not None and hasattr(
                 solution, spec["fn_name"]) else namespace[spec["fn_name"]]
             args = [json.loads(line) for line in test_input.split("\n") if line.strip()]
-            value = fn(*args)
-            os.write(result_fd, json.dumps(value).encode())
+            os.write(out_fd, json.dumps(fn(*args)).encode())
     except BaseException:  # noqa: BLE001 - any failure of the program is its verdict
         kind, value, _ = sys.exc_info()
         lines = traceback.format_exception_only(kind, value)
@@ -61,15 +67,30 @@ def _child(code, spec: dict, test_input: str, out_path: str) -> None:
     os._exit(status)
 
 
+def _kill_the_rest(spec: dict) -> None:
+    """In the sandbox, SIGKILL every process of the run but init and this harness: nothing a test
+    started survives it (to write a later test's output, say). Only there: the run's own PID
+    namespace (this harness is its PID 2, under its init) shows nothing but the run's processes."""
+    if not spec.get("isolated") or (os.getpid(), os.getppid()) != (2, 1):
+        return
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in (1, os.getpid()):
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except OSError:
+                pass
+
+
 def _run_test(code, spec: dict, index: int, test_input: str) -> dict:
-    out_path = f".out{index}"
+    in_fd = _anonymous_file(f".in{index}", test_input.encode())
+    out_fd = _anonymous_file(f".out{index}")
     err_r, err_w = os.pipe()
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:
         os.close(err_r)
         os.dup2(err_w, 2)
-        _child(code, spec, test_input, out_path)
+        _child(code, spec, test_input, in_fd, out_fd)
     os.close(err_w)
     pidfd = os.pidfd_open(pid)
     finished = select.select([pidfd], [], [], spec["timeout_s"])[0]
@@ -78,8 +99,16 @@ def _run_test(code, spec: dict, index: int, test_input: str) -> dict:
     _, status = os.waitpid(pid, 0)
     os.close(pidfd)
     seconds = time.monotonic() - start
-    error = os.read(err_r, 4096).decode(errors="replace")
+    _kill_the_rest(spec)
+    os.set_blocking(err_r, False)
+    try:
+        error = os.read(err_r, 4096).decode(errors="replace")
+    except BlockingIOError:
+        error = ""
     os.close(err_r)
+    output = os.pread(out_fd, OUTPUT_CAP, 0).decode("utf-8", errors="replace")
+    os.close(in_fd)
+    os.close(out_fd)
     record = {"test": index, "seconds": round(seconds, 4)}
     if not finished:
         return {**record, "status": "timeout"}
@@ -87,13 +116,15 @@ def _run_test(code, spec: dict, index: int, test_input: str) -> dict:
         return {**record, "status": "signal", "error": signal.Signals(os.WTERMSIG(status)).name}
     if os.WEXITSTATUS(status) != 0:
         return {**record, "status": "error", "error": error.strip()}
-    try:
-        with open(out_path, "rb") as f:
-            output = f.read(OUTPUT_CAP).decode("utf-8", errors="replace")
-        os.unlink(out_path)
-    except OSError as e:
-        return {**record, "status": "error", "error": f"no output: {e}"}
     return {**record, "status": "ok", "output": output}
+
+
+def _not_dumpable() -> None:
+    """Tests run as this process's uid: without this they could open /proc/<harness>/fd/1 and write
+    records, or read its memory. A non-dumpable process's /proc entries belong to root."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0)")
 
 
 def main() -> None:
@@ -102,7 +133,12 @@ def main() -> None:
     with open("program.py", encoding="utf-8") as f:
         source = f.read()
     os.unlink("tests.json")
-    emit = lambda record: sys.stdout.write(json.dumps(record) + "\n") and sys.stdout.flush()  # noqa: E731
+    _not_dumpable()
+
+    def emit(record: dict) -> None:
+        sys.stdout.write(json.dumps(record) + "\n")
+        sys.stdout.flush()
+
     try:
         code = compile(source, "program.py", "exec")
     except BaseException as e:  # noqa: BLE001 - SyntaxError, ValueError (null bytes), RecursionError

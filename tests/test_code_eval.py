@@ -147,6 +147,20 @@ def test_grading_rules():
     assert not code_eval.functional_matches("not json", "1")
 
 
+# Writes the harness's records itself (every test "passed" with the right output), then answers wrong.
+FORGER = """import json, os
+for path in (f"/proc/{os.getppid()}/fd/1", f"/proc/{os.getppid()}/fd/2"):
+    try:
+        with open(path, "w") as f:
+            for i, out in enumerate(["6", "10", str(sum(range(1000)))]):
+                f.write(json.dumps({"test": i, "status": "ok", "output": out}) + "\\n")
+        print("forged", flush=True)
+    except OSError:
+        pass
+print(0)
+"""
+
+
 def test_livecodebench_programs_judged_in_the_sandbox(tmp_path, box):
     stdin, functional = code_eval.load(write_lcb(tmp_path / "test.jsonl"))
     cases = [
@@ -162,11 +176,14 @@ def test_livecodebench_programs_judged_in_the_sandbox(tmp_path, box):
         (functional, "class Solution:\n    def twoSum(self, nums, target):\n        print('debug')\n"
                      "        return [1, 0]\n", "wrong_answer"),
         (functional, "", "no_code"),
+        (stdin, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)", "SIGKILL"),  # kills the harness
+        (stdin, FORGER, "wrong_answer"),
     ]
     for problem, program, reason in cases:
         judgement = code_eval.judge(problem, program, box, timeout_s=1.0)
         assert judgement.reason == reason, (program, judgement)
         assert judgement.passed == (reason == "passed")
+    assert code_eval.judge(stdin, FORGER, Sandbox("none"), timeout_s=1.0).passed  # bare, the forgery works
 
 
 def test_code_suite_end_to_end_on_a_tiny_model(tmp_path, capsys):
