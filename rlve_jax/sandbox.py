@@ -147,7 +147,8 @@ def _probe(box: Sandbox) -> str:
     code = "import socket, os; print(len(socket.if_nameindex()), os.getcwd())"
     result = _run_isolated([sys.executable, "-I", "-S", "-c", code], {}, b"", Limits(wall_s=20.0), box.uid)
     if result.status != "ok":
-        reason = result.detail or result.stderr.decode(errors="replace").strip()[-300:] or result.verdict
+        reason = result.detail or result.stderr.decode(errors="replace")[-300:] or result.verdict
+        reason = " ".join(reason.split())  # one line
         return (f"no sandbox isolation available here ({reason}); set eval.sandbox=none (Sandbox(isolation='none')) "
                 "to run model-written code without isolation")
     if result.stdout.split() != [b"1", WORKDIR.encode()]:
