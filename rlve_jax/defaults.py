@@ -30,6 +30,10 @@ def base_config() -> ml_collections.ConfigDict:
     c.tokenizer = ml_collections.ConfigDict()
     c.tokenizer.path = ""  # "" = the model directory; "tiny" = build the small tokenizer of the tiny run
     c.tokenizer.prompt_format = "chat"  # "chat" (model template, no system prompt, \boxed{}) | "tinyzero"
+    # chat format only: append "Please reason step by step, and put your final answer within \boxed{}." to
+    # the problem. The original sends the problem alone (False reproduces its prompt exactly); the environment
+    # prompts never name the marker, so without the sentence a model boxes its answer only out of habit.
+    c.tokenizer.boxed_instruction = True
 
     c.env = ml_collections.ConfigDict()
     c.env.collection = "C16"  # a collection (C1, C4, C16, C256, C400) or comma-separated identifiers
@@ -138,6 +142,12 @@ def base_config() -> ml_collections.ConfigDict:
     c.log = ml_collections.ConfigDict()
     c.log.tensorboard = True
     c.log.progress = True  # tqdm bar
+    # Weights & Biases (pip install 'rlve_jax[wandb]'; WANDB_MODE=offline writes local files, no account):
+    # the TensorBoard scalars and this config, in one W&B run per workdir (continued on resume).
+    c.log.wandb = False
+    c.log.wandb_project = "rlve_jax"
+    c.log.wandb_name = ""  # "" = the workdir's name
+    c.log.wandb_tags = ""  # comma-separated
     return c
 
 

@@ -291,11 +291,13 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
             results[name] = summary
             if not distributed.is_primary():
                 continue
-            with open(workdir / f"{name}_responses.jsonl", "w", encoding="utf-8") as f:
+            responses_path, summary_path = workdir / f"{name}_responses.jsonl", workdir / f"{name}_summary.json"
+            with open(responses_path, "w", encoding="utf-8") as f:
                 f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-            (workdir / f"{name}_summary.json").write_text(json.dumps(summary, indent=2))
+            summary_path.write_text(json.dumps(summary, indent=2))
             print(format_summary(f"{name} (Avg@{samples})", summary))
             print(f"{len(problems)} problems in {seconds:.1f} s ({summary['problems_per_second']:.2f} problems/s)")
+            print(f"wrote {summary_path.absolute()} and {responses_path.absolute()}")
     if code_suite is not None:
         results[code_eval.NAME] = code_eval.run_suite(config, policy, workdir, *code_suite,
                                                       write=distributed.is_primary())

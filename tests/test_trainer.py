@@ -77,6 +77,10 @@ def test_tiny_run_end_to_end(uninterrupted):
                 "difficulty/Division", "rollout/truncation_rate", "train/loss", "train/sampler_logprob_gap"):
         assert key in train[-1], key
     assert train[-1]["rollout/peak_cache_mib"] > 0 and train[-1]["time/reshard"] >= 0
+    assert train[-1]["train/learning_rate"] == pytest.approx(5e-4)  # configs/tiny.py, no warm-up
+    assert train[-1]["train/grad_norm"] > 0
+    assert 0 < train[-1]["rollout/entropy"] < np.log(512)  # nats per token, below the uniform's (micro vocab)
+    assert all(train[-1][f"rollout/verifier_{k}"] == 0 for k in ("timeouts", "crashes", "errors"))
     for r in train[1:]:  # the paper's ratio counts every informative group, the kept share stops at the batch
         assert r["rollout/effective_prompt_ratio"] >= r["rollout/kept_ratio"] - 1e-9
     assert any(r["kind"] == "warm_start" for r in records)
