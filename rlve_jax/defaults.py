@@ -134,9 +134,17 @@ def base_config() -> ml_collections.ConfigDict:
     c.eval.top_p = 0.7
     c.eval.max_response_tokens = 0  # 0 = rollout.max_response_tokens
     # Standalone evaluation (mode "eval", configs/eval_*.py):
-    c.eval.suite = "heldout"  # "heldout" or "benchmarks"
-    c.eval.benchmarks = "aime24,aime25,omega500,olympiadbench,bbeh"
-    c.eval.samples = 0  # responses per problem; 0 = 1 for heldout, the benchmark's k (Avg@k) otherwise
+    c.eval.suite = "heldout"  # "heldout", "benchmarks" or "code" (LiveCodeBench only)
+    c.eval.benchmarks = "aime24,aime25,omega500,olympiadbench,bbeh"  # add "livecodebench" for the code suite
+    c.eval.samples = 0  # responses per problem; 0 = 1 for heldout, 16 for code, the benchmark's k (Avg@k) otherwise
+    # The code suite (rlve_jax/code_eval.py): LiveCodeBench's released JSONL, programs run in rlve_jax/sandbox.py.
+    c.eval.code_path = ""  # a test*.jsonl file or the directory holding them (downloaded beforehand)
+    c.eval.code_start_date = ""  # keep problems with contest_date in [start, end] (YYYY-MM-DD; "" = open)
+    c.eval.code_end_date = ""
+    c.eval.sandbox = "namespaces"  # "namespaces" (refuses to run where unavailable) or "none" (no isolation)
+    c.eval.code_timeout_s = 6.0  # per test, as LiveCodeBench; a program gets (t + 1) * tests + 5 s in all
+    c.eval.code_memory_mb = 2048  # address-space limit of each process of a program
+    c.eval.code_workers = 0  # sandboxed programs in flight; 0 = one per CPU core
     c.eval.checkpoint = ""  # a training workdir: evaluate its latest checkpoint's parameters
     c.eval.batch_prompts = 64  # prompts per sampler call
 
