@@ -110,7 +110,8 @@ def sampler_chunk(config: ml_collections.ConfigDict, processes: int) -> tuple[in
     prompts = -(-r.oversample_prompts // processes)
     lp = prompt_bucket(r.max_prompt_tokens or 2048)
     row_tokens = lp + r.max_response_tokens
-    limit = prompts if not r.cache_budget_tokens else max(1, r.cache_budget_tokens // (r.samples_per_prompt * row_tokens))
+    limit = (max(1, r.cache_budget_tokens // (r.samples_per_prompt * row_tokens)) if r.cache_budget_tokens
+             else prompts)
     per_chunk = 1 << (min(limit, prompts) - 1).bit_length()
     if r.cache_budget_tokens and per_chunk > limit:
         per_chunk >>= 1
@@ -217,7 +218,8 @@ def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> li
     mode = (f"token budget {config.train.max_tokens_per_micro_batch}" if config.train.max_tokens_per_micro_batch
             else f"micro_batch_size {config.train.micro_batch_size}")
     return [
-        ("resident", "parameters (training, sharded)", per_device_bytes(params), f"{_count(params) / 1e6:,.0f}M params"),
+        ("resident", "parameters (training, sharded)", per_device_bytes(params),
+         f"{_count(params) / 1e6:,.0f}M params"),
         ("resident", "optimizer state", per_device_bytes(opt_state), "AdamW moments"),
         ("train", "gradients (f32 accumulator)", per_device_bytes(acc), ""),
         ("train", "activations + temporaries", max(_temp(accumulate), _temp(apply)),

@@ -77,7 +77,8 @@ def _grad_temp_bytes(impl: str, length: int) -> int:
 def test_blockwise_backward_memory_is_linear_in_length():
     short, long = _grad_temp_bytes("blockwise", 2048), _grad_temp_bytes("blockwise", 8192)
     quadratic = _grad_temp_bytes("reference", 8192)
-    print(f"temporaries: blockwise {short / 2**20:.1f} -> {long / 2**20:.1f} MiB, reference {quadratic / 2**20:.0f} MiB")
+    print(f"temporaries: blockwise {short / 2**20:.1f} -> {long / 2**20:.1f} MiB, "
+          f"reference {quadratic / 2**20:.0f} MiB")
     assert long <= 5 * short  # 4x the length
     assert quadratic >= 4 * 8192 * 8192 * 4  # the reference holds [N, T, T] f32 scores
 
