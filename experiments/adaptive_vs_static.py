@@ -132,6 +132,7 @@ def plot(results: dict, adaptive_dirs: list[Path], out: Path) -> None:
         left.fill_between(steps, values.min(0), values.max(0), color=line.get_color(), alpha=0.2)
     left.set(xlabel="step", ylabel="effective prompt ratio", ylim=(0, 1.05),
              title="Groups with unequal rewards / generated (mean, range over seeds)")
+    left.xaxis.get_major_locator().set_params(integer=True)
     left.legend()
     for seed_index, run_dir in enumerate(adaptive_dirs):
         for key in sorted({k for r in read_records(run_dir) for k in r if k.startswith("difficulty/")}):
@@ -149,13 +150,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="short runs (about 8 minutes on 2 cores)")
     parser.add_argument("--seeds", type=int, default=2)
-    parser.add_argument("--steps", type=int, default=None, help="RL steps per arm (default: the tiny run's; quick 40)")
+    parser.add_argument("--steps", type=int, default=None, help="RL steps per arm (default: the tiny run's; quick 30)")
     parser.add_argument("--eval-per-level", type=int, default=None, help="evaluation problems per env and level")
     parser.add_argument("--workdir", default="/tmp/adaptive_vs_static")
     args = parser.parse_args()
     logging.getLogger().setLevel(logging.WARNING)
     tiny = experiment("tiny")
-    steps = args.steps or (40 if args.quick else tiny.steps)
+    steps = args.steps or (30 if args.quick else tiny.steps)
     warm_steps = 150 if args.quick else None
     per_level = args.eval_per_level or (16 if args.quick else 32)
     workdir = Path(args.workdir)

@@ -26,6 +26,9 @@ def base_config() -> ml_collections.ConfigDict:
     c.model.dtype = "bfloat16"  # parameter and compute dtype on accelerators ("float32" on CPU)
     c.model.remat = True  # rematerialise each layer in the backward pass
     c.model.scan_layers = True  # scan over the layer stack (faster compiles) instead of a Python loop
+    # Training/prefill attention (rlve_jax/attention.py): "auto" = cuDNN flash on GPU, Pallas splash on TPU,
+    # memory-efficient blockwise elsewhere; or "reference" (XLA, [T, T] scores), "blockwise", "cudnn", "pallas_tpu".
+    c.model.attention_impl = "auto"
 
     c.tokenizer = ml_collections.ConfigDict()
     c.tokenizer.path = ""  # "" = the model directory; "tiny" = build the small tokenizer of the tiny run
@@ -93,6 +96,9 @@ def base_config() -> ml_collections.ConfigDict:
 
     c.train = ml_collections.ConfigDict()
     c.train.micro_batch_size = 16  # sequences per forward/backward; gradients accumulate exactly
+    # > 0: micro-batches of length-sorted sequences holding up to this many tokens (rows x padded length),
+    # lengths bucketed finely (padding <= ~10%); 0 = micro_batch_size rows padded to the batch's longest.
+    c.train.max_tokens_per_micro_batch = 0
 
     c.warm_start = ml_collections.ConfigDict()  # supervised warm-up on reference answers (tiny run)
     c.warm_start.steps = 0
@@ -105,6 +111,9 @@ def base_config() -> ml_collections.ConfigDict:
     c.mesh.fsdp = -1  # -1 = all remaining devices
     c.mesh.tensor = 1  # must divide each process's device count
     c.mesh.sampler_tensor = 0  # tensor-parallel size of each process's sampler mesh; 0 = mesh.tensor
+    # Memory per device (GB) the planner (rlve_jax/plan.py) and the trainer's start-up check hold a config
+    # to; 0 = the device's own (memory_stats) where known, else no limit.
+    c.mesh.device_memory_gb = 0.0
 
     # Multi-host runs: every host runs the same command (README "Scaling out"). 1 = a single process;
     # 0 = detected by jax.distributed (TPU VMs, SLURM, Open MPI); N = set explicitly with the two below.
@@ -135,9 +144,17 @@ def base_config() -> ml_collections.ConfigDict:
     c.eval.top_p = 0.7
     c.eval.max_response_tokens = 0  # 0 = rollout.max_response_tokens
     # Standalone evaluation (mode "eval", configs/eval_*.py):
-    c.eval.suite = "heldout"  # "heldout" or "benchmarks"
-    c.eval.benchmarks = "aime24,aime25,omega500,olympiadbench,bbeh"
-    c.eval.samples = 0  # responses per problem; 0 = 1 for heldout, the benchmark's k (Avg@k) otherwise
+    c.eval.suite = "heldout"  # "heldout", "benchmarks" or "code" (LiveCodeBench only)
+    c.eval.benchmarks = "aime24,aime25,omega500,olympiadbench,bbeh"  # add "livecodebench" for the code suite
+    c.eval.samples = 0  # responses per problem; 0 = 1 for heldout, 16 for code, the benchmark's k (Avg@k) otherwise
+    # The code suite (rlve_jax/code_eval.py): LiveCodeBench's released JSONL, programs run in rlve_jax/sandbox.py.
+    c.eval.code_path = ""  # a test*.jsonl file or the directory holding them (downloaded beforehand)
+    c.eval.code_start_date = ""  # keep problems with contest_date in [start, end] (YYYY-MM-DD; "" = open)
+    c.eval.code_end_date = ""
+    c.eval.sandbox = "namespaces"  # "namespaces" (refuses to run where unavailable) or "none" (no isolation)
+    c.eval.code_timeout_s = 6.0  # per test, as LiveCodeBench; a program gets (t + 1) * tests + 5 s in all
+    c.eval.code_memory_mb = 2048  # address-space limit of each process of a program
+    c.eval.code_workers = 0  # sandboxed programs in flight; 0 = one per CPU core
     c.eval.checkpoint = ""  # a training workdir: evaluate its latest checkpoint's parameters
     c.eval.batch_prompts = 64  # prompts per sampler call
 
