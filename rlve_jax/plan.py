@@ -34,7 +34,7 @@ from jax.sharding import PartitionSpec as P
 
 from rlve_jax import attention, dapo, sharding
 from rlve_jax.batching import SequenceBatch, bucket, fine_bucket
-from rlve_jax.model import ModelConfig, Transformer
+from rlve_jax.model import ModelConfig, SlotCache, Transformer
 from rlve_jax.sampler import prompt_bucket
 
 DEFAULT_SHAPE = "r1-distill-qwen-1.5b"  # the paper's model, when the config names none
@@ -178,9 +178,13 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
     if device.platform == "cpu" and cfg.compute_dtype == "bfloat16":
         notes.append("the CPU compiler computes bf16 in f32 and updates caches out of place: its temporaries "
                      "are an upper bound of a GPU's (run the planner on the GPUs for theirs)")
-    parts = train_parts(config, cfg, mesh) + rollout_parts(config, cfg, mesh, sampler_mesh)
-    size = {what: b for _, what, b, _ in parts}
+    parts = train_parts(config, cfg, mesh)
     resident = sum(b for phase, _, b, _ in parts if phase == "resident")
+    if config.rollout.engine == "continuous":
+        parts += engine_parts(config, cfg, sampler_mesh, resident)
+    else:
+        parts += rollout_parts(config, cfg, mesh, sampler_mesh)
+    size = {what: b for _, what, b, _ in parts}
     train_total = resident + sum(b for phase, _, b, _ in parts if phase == "train")
     rollout_total = resident + sum(b for phase, what, b, _ in parts if phase == "rollout"
                                    and what not in ("prefill temporaries", "decode temporaries"))
@@ -259,6 +263,71 @@ def rollout_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh,
         ("rollout", "output tokens + logprobs", 2 * per_device_bytes(outputs), ""),
         ("rollout", "prefill temporaries", _temp(prefill), f"compiled; {per_chunk} prompts x {lp}"),
         ("rollout", "decode temporaries", _temp(decode), f"compiled; one step of {rows} rows"),
+    ]
+
+
+def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, sampler_mesh,
+                 resident: int) -> list[tuple[str, str, int, str]]:
+    """The rollout engine's phase: the sampler's parameter copy, the slot cache its KV budget holds
+    (rollout.cache_budget_tokens, or what the engine takes from free memory: the device limit less its
+    margin, the resident training state and the parameter copy), one prefill batch and one decode step."""
+    from rlve_jax import engine
+
+    r = config.rollout
+    graphdef, shapes, _ = _abstract_model(cfg)
+    sampler_params = _abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
+    slot_len = engine.slot_length(r.max_prompt_tokens or 2048, r.max_response_tokens)
+    per_token = engine.kv_bytes_per_token(cfg)
+    devices, limit = sampler_mesh.devices.size, device_limit(config)
+    if r.cache_budget_tokens:
+        budget, source = r.cache_budget_tokens, f"rollout.cache_budget_tokens={r.cache_budget_tokens}"
+    elif limit is not None:
+        free = devices * (limit * (1 - engine.MEMORY_MARGIN) - resident - per_device_bytes(sampler_params))
+        per_slot = slot_len * per_token + engine.LOGITS_COPIES * 4 * cfg.vocab_size
+        budget, source = int(max(0, free) // per_slot) * slot_len, "from free memory (cache_budget_tokens=0)"
+        if budget < 2 * slot_len:  # no room: plan the smallest engine, which then does not fit
+            budget, source = 2 * slot_len, "the smallest engine (free memory holds no slot)"
+    else:
+        budget, source = engine.CPU_BUDGET_BYTES // per_token, "the CPU default (no device memory known)"
+    slots = engine.slots_for_budget(budget, slot_len)
+    processes = max(1, jax.device_count() // devices)
+    rows = -(-r.oversample_prompts // processes) * r.samples_per_prompt  # a round's rows on one process
+    slots = min(slots, engine._pow2(rows))  # the engine allocates no more slots than rows (powers of two)
+    if slots < 1:
+        raise ValueError(f"a KV budget of {budget} tokens holds no decode slot of {slot_len} tokens: set "
+                         f"rollout.cache_budget_tokens >= {2 * slot_len}")
+    shape = (slots, cfg.num_kv_heads, slot_len, cfg.head_dim)
+    if cfg.scan_layers:
+        shape = (cfg.num_layers, *shape)
+    layer = lambda: jax.ShapeDtypeStruct(shape, jnp.dtype(cfg.compute_dtype),  # noqa: E731
+                                         sharding=engine.slot_cache_sharding(sampler_mesh, shape))
+    cache = (SlotCache(layer(), layer()) if cfg.scan_layers
+             else [SlotCache(layer(), layer()) for _ in range(cfg.num_layers)])
+    placed = lambda shape, dtype: jax.ShapeDtypeStruct(shape, dtype, sharding=NamedSharding(  # noqa: E731
+        sampler_mesh, sharding.fit_spec((sharding.BATCH,) + (None,) * (len(shape) - 1), shape, sampler_mesh)))
+    key_width = jax.random.key_data(jax.random.key(0)).shape[-1]
+    slot_state = {"cache": cache, "token": placed((slots,), jnp.int32), "step": placed((slots,), jnp.int32),
+                  "offset": placed((slots,), jnp.int32), "live": placed((slots,), jnp.bool_),
+                  "limit": placed((slots,), jnp.int32), "keys": placed((slots, key_width), jnp.uint32),
+                  "temperature": placed((slots,), jnp.float32), "top_p": placed((slots,), jnp.float32),
+                  "top_k": placed((slots,), jnp.int32)}
+    scalar = jax.ShapeDtypeStruct((), jnp.int32)
+    decode = engine._segment.lower(graphdef, sampler_params, slot_state, jax.ShapeDtypeStruct((1,), jnp.int32),
+                                   scalar, scalar, steps=r.segment_steps, mesh=sampler_mesh).compile()
+    # The prefill batch: the budget's spare tokens (at least one slot's worth) of prompts.
+    lp = prompt_bucket(r.max_prompt_tokens or 2048)
+    prompts = max(1, min((budget - slots * slot_len) // lp, engine._pow2(-(-slots // r.samples_per_prompt))))
+    tokens = placed((prompts, lp), jnp.int32)
+    prefill = engine._prefill.lower(graphdef, sampler_params, tokens, placed((prompts,), jnp.int32)).compile()
+    outputs = 2 * slots * r.segment_steps * 4 // devices
+    return [
+        ("rollout", "sampler parameters (full copy)", per_device_bytes(sampler_params), "fsdp gathered"),
+        ("rollout", "KV cache", per_device_bytes(cache),
+         f"{slots} slots x {slot_len:,} tokens x {per_token:,} B; budget {budget:,} tokens {source}"),
+        ("rollout", "output tokens + logprobs", outputs, f"one segment of {r.segment_steps} steps"),
+        ("rollout", "prefill temporaries", _temp(prefill), f"compiled; {prompts} prompts x {lp}"),
+        ("rollout", "decode temporaries", _temp(decode),
+         f"compiled; a segment of {r.segment_steps} steps over {slots} slots"),
     ]
 
 
