@@ -11,14 +11,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import functools
 import random
 import re
+from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
 FORMAT_ERROR_REWARD = -1.0
 INVALID = -0.5  # the usual reward for a parseable but infeasible answer (the catalog says where it differs)
 ACCURACY_TOLERANCE = 1e-6
 MAX_ANSWER_CHARS = 100_000  # longer extracted answers are a format error, never parsed
+# Each environment's measured top level (experiments/find_top_levels.py writes it, with its budgets).
+TOP_LEVELS_PATH = Path(__file__).with_name("top_levels.json")
 
 # ---------------------------------------------------------------------------
 # Records
@@ -76,6 +80,19 @@ class Verdict:
 
 class FormatError(ValueError):
     """Raised by a scorer when the answer cannot be parsed: reward -1."""
+
+
+class DifficultyTooHigh(ValueError):
+    """A level above the environment's top level (the highest it generates within the pool's budgets)."""
+
+
+@functools.cache
+def top_levels() -> dict[str, int]:
+    """{environment: top level} measured by experiments/find_top_levels.py ({} if never measured)."""
+    if not TOP_LEVELS_PATH.exists():
+        return {}
+    levels = json.loads(TOP_LEVELS_PATH.read_text())["levels"]
+    return {name: int(row["max_difficulty"]) for name, row in levels.items()}
 
 
 # ---------------------------------------------------------------------------
@@ -287,6 +304,7 @@ class Environment:
     name: ClassVar[str] = ""  # the exact original identifier, e.g. "Sorting"
     size_keys: ClassVar[tuple[str, ...]] = ()  # parameters that grow with difficulty (default: int ones)
     empty_answer_can_solve: ClassVar[bool] = False  # True where an empty answer is a real solution
+    top_level: ClassVar[int | None] = None  # a hard limit by construction; the measured one applies too
 
     # -- hooks ---------------------------------------------------------------
     def levels(self, difficulty: int) -> list[dict[str, Any]]:
@@ -306,10 +324,28 @@ class Environment:
         return 1.0
 
     # -- public API ----------------------------------------------------------
+    @property
+    def max_difficulty(self) -> int | None:
+        """The highest level this environment supports within the pool's budgets (None: no limit known).
+
+        The measured level (rlve_jax/top_levels.json: time, memory and prompt budgets) and the
+        class's own `top_level`, whichever is lower.
+        """
+        limits = [x for x in (self.top_level, top_levels().get(self.name)) if x is not None]
+        return min(limits) if limits else None
+
     def generate(self, difficulty: int, seed: int) -> Problem:
         """The problem for (difficulty, seed): pure and reproducible everywhere."""
         if not isinstance(difficulty, int) or difficulty < 0:
             raise ValueError(f"{self.name}: difficulty must be a non-negative int, got {difficulty!r}")
+        top = self.max_difficulty
+        if top is not None and difficulty > top:
+            raise DifficultyTooHigh(f"{self.name}: difficulty {difficulty} is above its top level {top} "
+                                    f"(the highest it generates within the pool's budgets)")
+        return self.generate_any_level(difficulty, seed)
+
+    def generate_any_level(self, difficulty: int, seed: int) -> Problem:
+        """`generate` without the top-level check: only for measuring top levels."""
         rng = random.Random(seed)
         params = dict(rng.choice(self.levels(difficulty)))
         data = self.sample(dict(params), rng)

@@ -7,7 +7,8 @@ from rlve_jax.env import Environment, parse_int
 
 
 class EchoEnv(Environment):
-    """Answer = the seed; 'sleep' makes the verifier hang, 'die' kills the worker process."""
+    """Answer = the seed; 'sleep' makes the verifier hang, 'die' kills the worker process, 'exit' and
+    'interrupt' raise SystemExit / KeyboardInterrupt, 'slow:<value>' answers after a second."""
 
     name = "TestOnlyEcho"
 
@@ -25,6 +26,13 @@ class EchoEnv(Environment):
             time.sleep(60)
         if answer == "die":
             os._exit(3)
+        if answer == "exit":
+            raise SystemExit(0)
+        if answer == "interrupt":
+            raise KeyboardInterrupt
+        if answer.startswith("slow:"):
+            time.sleep(1.0)
+            answer = answer[5:]
         if answer == "hog":
             blob = bytearray(64 * 2**30)  # far above the worker's memory limit
             return float(len(blob) > 0)
