@@ -29,7 +29,7 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax import dapo, distributed, evaluate, registry, sharding
+from rlve_jax import dapo, defaults, distributed, evaluate, registry, sharding
 from rlve_jax.checkpoint import Checkpointer, StopRequest
 from rlve_jax.metrics import MetricsWriter
 from rlve_jax.pool import EnvPool
@@ -95,29 +95,11 @@ def shardings_of(tree):
     return jax.tree.map(lambda x: x.sharding, tree)
 
 
-def validate(config: ml_collections.ConfigDict) -> None:
-    """Fail at once, with what to pass, on configs that cannot work."""
-    if config.env.reward_key not in ("reward", "accuracy"):
-        raise ValueError(f"env.reward_key must be 'reward' or 'accuracy', got {config.env.reward_key!r}")
-    if config.loss.aggregation not in dapo.AGGREGATIONS:
-        raise ValueError(f"loss.aggregation must be one of {dapo.AGGREGATIONS}, got {config.loss.aggregation!r}")
-    if config.scheduler.kind not in ("adaptive", "static"):
-        raise ValueError(f"scheduler.kind must be 'adaptive' or 'static', got {config.scheduler.kind!r}")
-    if config.rollout.samples_per_prompt < 2 and config.rollout.dynamic_sampling:
-        raise ValueError("dynamic sampling needs rollout.samples_per_prompt >= 2")
-    rows = config.rollout.prompts_per_step * config.rollout.samples_per_prompt
-    if rows % config.train.micro_batch_size:
-        raise ValueError(f"train.micro_batch_size={config.train.micro_batch_size} must divide the batch of "
-                         f"{rows} sequences (prompts_per_step x samples_per_prompt)")
-    if config.mesh.sampler_tensor < 0:
-        raise ValueError(f"mesh.sampler_tensor must be >= 0 (0 = mesh.tensor), got {config.mesh.sampler_tensor}")
-
-
 class Trainer:
     """Owns the model, optimizer, scheduler, pool, sampler settings and the workdir."""
 
     def __init__(self, config: ml_collections.ConfigDict, workdir: str | Path):
-        validate(config)
+        defaults.validate(config)
         self.config = config
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -130,7 +112,8 @@ class Trainer:
                              f"{data_parallel} data-parallel devices (mesh.data x mesh.fsdp)")
         self.tx = make_optimizer(config.optim)
         self.opt_state = init_optimizer(self.tx, self.policy.params, self.policy.mesh)
-        self.scheduler = make_scheduler(config, self.env_names)
+        self.scheduler = make_scheduler(config, self.env_names,
+                                        {name: env.max_difficulty for name, env in self.envs.items()})
         self.pool = EnvPool(config.env.workers, config.env.timeout_s, config.env.memory_limit_mb)
         self.checkpointer = Checkpointer(self.workdir, config.checkpoint.every, config.checkpoint.keep)
         self.loss_config = dapo.LossConfig(config.loss.clip_low, config.loss.clip_high, config.loss.tis_clip,
@@ -468,12 +451,15 @@ def warm_start_draws(env_names: Sequence[str], max_difficulty: int, seed: int) -
         problem_seed += 1
 
 
-def make_scheduler(config: ml_collections.ConfigDict, env_names: Sequence[str]) -> AdaptiveScheduler:
+def make_scheduler(config: ml_collections.ConfigDict, env_names: Sequence[str],
+                   max_levels: dict[str, int | None] | None = None) -> AdaptiveScheduler:
+    """The configured scheduler; `max_levels` are the environments' top levels (never promoted past)."""
     s = config.scheduler
     if s.kind == "static":
-        return StaticScheduler(env_names, s.static_lo, s.static_hi, seed=config.seed)
+        return StaticScheduler(env_names, s.static_lo, s.static_hi, seed=config.seed, max_levels=max_levels)
     return AdaptiveScheduler(env_names, s.initial_difficulty, s.window, s.promote_threshold,
-                             s.min_prompts * config.rollout.samples_per_prompt, seed=config.seed)
+                             s.min_prompts * config.rollout.samples_per_prompt, seed=config.seed,
+                             max_levels=max_levels)
 
 
 def rollout_metrics(records: GroupRecords, env_names: Sequence[str], stats: RolloutStats) -> dict[str, float]:
