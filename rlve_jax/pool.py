@@ -76,9 +76,13 @@ class FailureTally:
     attempted: collections.Counter = dataclasses.field(default_factory=collections.Counter)
     failed: collections.Counter = dataclasses.field(default_factory=collections.Counter)
 
-    def merge(self, other: "FailureTally") -> None:
-        self.attempted.update(other.attempted)
-        self.failed.update(other.failed)
+    def metrics(self) -> dict[str, int]:
+        """Step metrics: failed generations and verifications, and failures per environment."""
+        out = {"pool/failed_generations": 0, "pool/failed_verifications": 0}
+        for (kind, env, _), n in self.failed.items():
+            out["pool/failed_generations" if kind == "generate" else "pool/failed_verifications"] += n
+            out[f"pool_failures/{env}"] = out.get(f"pool_failures/{env}", 0) + n
+        return out
 
 
 def check_failure_budget(tally: FailureTally, max_share: float, where: str) -> None:

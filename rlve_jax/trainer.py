@@ -32,7 +32,7 @@ from jax.sharding import PartitionSpec as P
 from rlve_jax import dapo, defaults, distributed, evaluate, registry, sharding
 from rlve_jax.checkpoint import Checkpointer, StopRequest
 from rlve_jax.metrics import MetricsWriter
-from rlve_jax.pool import EnvPool
+from rlve_jax.pool import EnvPool, FailureBudgetExceeded, PoolStats, check_failure_budget
 from rlve_jax.batching import SequenceBatch, bucket, build_sequences, sequence_logprobs
 from rlve_jax.policy import load_policy
 from rlve_jax.rollout import Group, RolloutStats, SamplingSettings, answer_completion, sample_groups
@@ -160,8 +160,9 @@ class Trainer:
         self.policy.params, self.opt_state, meta = self.checkpointer.restore(latest, self.policy.params,
                                                                               self.opt_state)
         self.scheduler.load_state_dict(meta["scheduler"])
+        self.pool.stats = PoolStats.from_dict(meta.get("pool_stats", {}))
         self.step = meta["step"]
-        self.metrics.truncate_after(self.step)
+        self.metrics.resume_at(self.step)
         log.info("resumed from step %d in %s", self.step, self.workdir)
         return True
 
@@ -334,11 +335,13 @@ class Trainer:
     def train_one_step(self) -> dict[str, float]:
         start = time.perf_counter()
         mine, records, kept, stats = self.collect()
+        failures = self.pool.take_tally()
+        check_failure_budget(failures, self.config.env.max_failure_share, f"step {self.step + 1}")
         promoted = self.scheduler.update(
             Rollout(self.env_names[env], int(difficulty), float(accuracy))
             for env, difficulty, accuracies in zip(records.env, records.difficulty, records.accuracy)
             for accuracy in accuracies)
-        metrics = rollout_metrics(records, self.env_names, stats)
+        metrics = {**rollout_metrics(records, self.env_names, stats), **failures.metrics()}
         train_start = time.perf_counter()
         if len(kept):
             metrics.update(self.update(mine, records, kept))
@@ -349,6 +352,7 @@ class Trainer:
         self.step += 1
         if self.eval_problems and self.step % self.config.eval.every == 0:
             metrics.update(self.evaluate_heldout())
+            self.pool.take_tally()  # the evaluation's items are not the next step's
         metrics["time/step"] = time.perf_counter() - start
         return metrics
 
@@ -365,6 +369,7 @@ class Trainer:
         """Train until config.steps, checkpointing; SIGTERM saves and exits cleanly."""
         resumed = self.maybe_resume()
         if not resumed:
+            self.metrics.start_fresh()  # a killed attempt before the first checkpoint leaves nothing behind
             if self.config.warm_start.steps:
                 self.warm_start()
             self.save()
@@ -429,8 +434,7 @@ class Trainer:
         draws = warm_start_draws(self.env_names, cfg.max_difficulty, self.config.seed)
         progress = self.metrics.progress(0, cfg.steps, enabled=self.config.log.progress, desc="warm start")
         for step in range(cfg.steps):
-            requests = [next(draws) for _ in range(cfg.batch_size)]
-            problems = [p for p in self.pool.generate(requests) if p is not None]
+            problems, failed = self.warm_start_problems(draws, cfg.batch_size, f"warm-start step {step + 1}")
             policy = self.policy
             prompts = [policy.encode_prompt(p) for p in problems]
             answers = [policy.tokenizer.encode(answer_completion(policy.prompt_format, self.envs[p.env].reference(p)))
@@ -438,8 +442,30 @@ class Trainer:
             batch = build_sequences(prompts, answers, policy.tokenizer.pad_id, rows=cfg.batch_size)
             policy.params, opt_state, loss = sft_step(policy.params, opt_state, batch)
             progress.update(step + 1, {"warm_start/loss": float(loss)})
-            self.metrics.write(0, {"warm_start/loss": float(loss), "warm_start/step": step + 1}, kind="warm_start")
+            self.metrics.write(0, {"warm_start/loss": float(loss), "warm_start/step": step + 1,
+                                   "warm_start/failed_generations": failed},
+                               kind="warm_start")
         progress.close()
+
+    def warm_start_problems(self, draws: Iterator[tuple[str, int, int]], count: int,
+                            where: str) -> tuple[list, int]:
+        """`count` problems with reference answers for one warm-start batch (never fewer), and how many
+        generations failed on the way.
+
+        Failures count against env.max_failure_share (the run stops, naming them, when they are too
+        many) and are replaced by further draws, so a batch is never empty or short.
+        """
+        problems: list = []
+        failed = 0
+        for _ in range(8):  # within a failure budget below 100%, a few refills suffice
+            generated = self.pool.generate([next(draws) for _ in range(count - len(problems))])
+            check_failure_budget(self.pool.take_tally(), self.config.env.max_failure_share, where)
+            failed += sum(p is None for p in generated)
+            problems += [p for p in generated if p is not None and self.envs[p.env].reference(p) is not None]
+            if len(problems) == count:
+                return problems, failed
+        raise FailureBudgetExceeded(f"{where}: only {len(problems)} of {count} problems with reference answers "
+                                    f"after 8 rounds of draws ({failed} generations failed)")
 
 
 def warm_start_draws(env_names: Sequence[str], max_difficulty: int, seed: int) -> Iterator[tuple[str, int, int]]:
