@@ -14,6 +14,7 @@ import math
 import functools
 import random
 import re
+import sys
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
@@ -21,6 +22,11 @@ FORMAT_ERROR_REWARD = -1.0
 INVALID = -0.5  # the usual reward for a parseable but infeasible answer (the catalog says where it differs)
 ACCURACY_TOLERANCE = 1e-6
 MAX_ANSWER_CHARS = 100_000  # longer extracted answers are a format error, never parsed
+# Some answers are legitimately long integers (exact counts, probabilities as fractions): int <-> str
+# must work up to MAX_ANSWER_CHARS digits (Python's default guard stops at 4,300). Answers are cut
+# at MAX_ANSWER_CHARS before parsing, so one conversion stays bounded (~0.1 s at the limit).
+if 0 < sys.get_int_max_str_digits() < MAX_ANSWER_CHARS:
+    sys.set_int_max_str_digits(MAX_ANSWER_CHARS)
 # Each environment's measured top level (experiments/find_top_levels.py writes it, with its budgets).
 TOP_LEVELS_PATH = Path(__file__).with_name("top_levels.json")
 
@@ -168,13 +174,13 @@ def check_length(text: str) -> str:
 
 
 def parse_int(text: str) -> int:
-    """A single (ASCII) integer, nothing else; at most 4300 digits."""
+    """A single (ASCII) integer, nothing else; at most MAX_ANSWER_CHARS digits."""
     text = check_length(text)
     if not _INT.fullmatch(text):
         raise FormatError(f"not an integer: {text[:40]!r}")
     try:
         return int(text)
-    except ValueError as error:  # more digits than int() accepts
+    except ValueError as error:  # more digits than int() accepts (a caller lowered the limit)
         raise FormatError(str(error)) from None
 
 
