@@ -7,7 +7,9 @@ Budgets (per problem, every probed seed, in a worker process like the pool's):
   time    generate + verify(reference) <= --time-s CPU seconds (default 2: a fifth of the pool's
           10 s wall-clock timeout, so a machine loaded 5x still fits);
   memory  peak resident set of the worker during the item <= --memory-mb (default 1024);
-  prompt  <= --prompt-chars characters (default 65536).
+  prompt  <= --prompt-chars characters (default 65536);
+and the reference answer, where the environment has one, must verify as correct (so a level whose
+answers outgrow env.MAX_ANSWER_CHARS, or whose verifier breaks, is not supported).
 Levels 0, 1, ... are probed in order with --seeds seeds each (0, 1, ...); the first level where a
 seed breaks a budget (or raises, or the worker dies) ends the probe, and the level below it is the
 top level. Probing stops at --max-level (default 40) otherwise. A level whose parameter settings
@@ -62,15 +64,15 @@ def probe_item(name: str, level: int, seed: int) -> dict:
     start = time.process_time()
     problem = environment.generate_any_level(level, seed)
     reference = environment.reference(problem)
-    if reference is not None:
-        environment.verify(problem, f"<answer>{reference}</answer>")
-    return {"seconds": time.process_time() - start, "rss_mb": _peak_rss_mb(), "prompt_chars": len(problem.prompt)}
+    correct = reference is None or environment.verify(problem, f"<answer>{reference}</answer>").accuracy
+    return {"seconds": time.process_time() - start, "rss_mb": _peak_rss_mb(), "prompt_chars": len(problem.prompt),
+            "reference_wrong": int(not correct)}
 
 
 def probe_env(pool: pebble.ProcessPool, name: str, args: argparse.Namespace) -> dict:
     """The top level of one environment and what ended the probe."""
     environment = registry.make(name)
-    worst = {"seconds": 0.0, "rss_mb": 0.0, "prompt_chars": 0}
+    worst = {"seconds": 0.0, "rss_mb": 0.0, "prompt_chars": 0, "reference_wrong": 0}
     previous_levels = None
     for level in range(args.max_level + 1):
         try:
@@ -98,7 +100,8 @@ def probe_env(pool: pebble.ProcessPool, name: str, args: argparse.Namespace) -> 
                         f"{str(error)[:120]}", "at": [level, seed], "worst": worst}
             broken = [budget for budget, key, limit in (("time", "seconds", args.time_s),
                                                         ("memory", "rss_mb", args.memory_mb),
-                                                        ("prompt", "prompt_chars", args.prompt_chars))
+                                                        ("prompt", "prompt_chars", args.prompt_chars),
+                                                        ("reference", "reference_wrong", 0))
                       if result[key] > limit]
             if broken:
                 return {"max_difficulty": level - 1, "stopped_by": ",".join(broken), "at": [level, seed],

@@ -270,7 +270,26 @@ def _relations(c: ml_collections.ConfigDict) -> list[str]:
                         f"rollout.max_response_tokens={c.rollout.max_response_tokens}")
     if [c.mesh.data, c.mesh.fsdp, c.mesh.tensor].count(-1) > 1:
         problems.append("at most one of mesh.data, mesh.fsdp, mesh.tensor may be -1 (the remaining devices)")
-    return problems
+    return problems or _environment_problems(c)
+
+
+def _environment_problems(c: ml_collections.ConfigDict) -> list[str]:
+    """env.collection names implemented environments; the warm start's levels exist in each of them."""
+    from rlve_jax import registry
+
+    names = registry.resolve(c.env.collection)
+    missing = [n for n in names if not registry.is_implemented(n)]
+    if missing:
+        unknown = [n for n in missing if n not in registry.catalog()]
+        return [f"env.collection={c.env.collection!r}: {len(missing)} environments are not implemented: {missing}"
+                + (f" ({len(unknown)} unknown identifiers: {unknown})" if unknown else "")]
+    if c.mode == "train" and c.warm_start.steps:
+        low = [(n, top) for n, top in ((n, registry.make(n).max_difficulty) for n in names)
+               if top is not None and top < c.warm_start.max_difficulty]
+        if low:
+            return [f"warm_start.max_difficulty={c.warm_start.max_difficulty} is above the top level of "
+                    + ", ".join(f"{n} ({top})" for n, top in low)]
+    return []
 
 
 def validate(config: ml_collections.ConfigDict) -> None:

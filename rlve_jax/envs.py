@@ -42,6 +42,10 @@ def cmd_list(args) -> None:
 
 def cmd_show(args) -> None:
     env = registry.make(args.name)
+    top = env.max_difficulty
+    if top is not None and not 0 <= args.difficulty <= top:
+        raise ValueError(f"{env.name} supports difficulties 0..{top} (its top level within the pool's budgets); "
+                         f"got {args.difficulty}")
     problem = env.generate(args.difficulty, args.seed)
     print(f"# {problem.env}  difficulty={problem.difficulty}  seed={problem.seed}  "
           f"pass_threshold={problem.pass_threshold:g}")
@@ -89,8 +93,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:
         args.fn(args)
-    except KeyError as error:
-        parser.exit(2, f"error: {error.args[0]}\n")
+    except (KeyError, ValueError, OverflowError) as error:  # unknown names, levels out of range
+        parser.exit(2, f"error: {error.args[0] if error.args else error}\n")
 
 
 if __name__ == "__main__":
