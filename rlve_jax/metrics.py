@@ -18,7 +18,7 @@ from tqdm import tqdm
 PROGRESS_KEYS = {  # what the bar shows, short names
     "rollout/reward": "reward",
     "rollout/accuracy": "acc",
-    "rollout/effective_prompt_ratio": "kept",
+    "rollout/effective_prompt_ratio": "effective",
     "rollout/response_length_mean": "len",
     "warm_start/loss": "loss",
     "eval/accuracy": "eval",

@@ -3,8 +3,9 @@
     python -m rlve_jax.plot --workdir DIR
 
 Writes DIR/plots/{difficulty.png, effective_prompt_ratio.png, reward.png}: the difficulty
-ladder (upper level h) of each environment over steps, the share of drawn groups kept by
-dynamic sampling, and the reward/accuracy curves.
+ladder (upper level h) of each environment over steps, the effective prompt ratio (the share of
+generated groups whose rewards are not all equal, as the paper defines it) beside the share the
+batch kept, and the reward/accuracy curves.
 """
 
 from __future__ import annotations
@@ -52,8 +53,13 @@ def render(workdir: str | Path) -> list[Path]:
     written.append(_save(fig, out / "difficulty.png"))
 
     fig, ax = plt.subplots(figsize=(8, 4))
-    ax.plot(*_series(records, "rollout/effective_prompt_ratio"))
-    ax.set(xlabel="step", ylabel="kept / drawn groups", title="Effective prompt ratio (dynamic sampling)", ylim=(0, 1.05))
+    for key, label in (("rollout/effective_prompt_ratio", "effective: groups with unequal rewards / generated"),
+                       ("rollout/kept_ratio", "kept: groups in the batch / generated")):
+        steps, values = _series(records, key)
+        if steps:
+            ax.plot(steps, values, label=label)
+    ax.set(xlabel="step", ylabel="share of generated groups", title="Effective prompt ratio", ylim=(0, 1.05))
+    ax.legend(fontsize=8)
     written.append(_save(fig, out / "effective_prompt_ratio.png"))
 
     fig, ax = plt.subplots(figsize=(8, 4))

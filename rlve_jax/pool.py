@@ -87,6 +87,13 @@ class FailureTally:
 
 def check_failure_budget(tally: FailureTally, max_share: float, where: str) -> None:
     """Raise FailureBudgetExceeded (one line) when more than `max_share` of a kind's items failed."""
+    message = failure_budget_message(tally, max_share, where)
+    if message is not None:
+        raise FailureBudgetExceeded(message)
+
+
+def failure_budget_message(tally: FailureTally, max_share: float, where: str) -> str | None:
+    """The one-line reason to stop when more than `max_share` of a kind's items failed, else None."""
     for kind, noun in (("generate", "generations"), ("verify", "verifications")):
         attempted = tally.attempted[kind]
         failed = {(env, reason): n for (k, env, reason), n in tally.failed.items() if k == kind}
@@ -95,9 +102,9 @@ def check_failure_budget(tally: FailureTally, max_share: float, where: str) -> N
             worst = sorted(failed.items(), key=lambda item: (-item[1], item[0]))
             named = ", ".join(f"{env} {n}x {reason}" for (env, reason), n in worst[:8])
             more = f" and {len(worst) - 8} more" if len(worst) > 8 else ""
-            raise FailureBudgetExceeded(
-                f"{where}: {total} of {attempted} {noun} failed, more than env.max_failure_share={max_share:g} "
-                f"allows ({named}{more}); raise env.timeout_s / env.memory_limit_mb or drop those environments")
+            return (f"{where}: {total} of {attempted} {noun} failed, more than env.max_failure_share={max_share:g} "
+                    f"allows ({named}{more}); raise env.timeout_s / env.memory_limit_mb or drop those environments")
+    return None
 
 
 # ---------------------------------------------------------------------------

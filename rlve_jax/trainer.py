@@ -1,13 +1,12 @@
-"""The RLVE training loop: schedule -> generate problems -> sample responses -> verify ->
-update the scheduler -> filter groups -> DAPO update -> checkpoint.
+"""The RLVE training loop: collect a step's rollouts (rlve_jax/collector.py) -> update the
+scheduler -> DAPO update -> checkpoint.
 
-Every process (one per host, see rlve_jax/distributed.py) runs this same loop. All processes
-hold the same scheduler and make the same draws; each generates, samples and verifies its own
-share of them with its own pool and a full copy of the parameters on its own devices. The
-verdicts are all-gathered, so the scheduler update and the keep decisions agree everywhere, and
-the kept groups become one global batch on the training mesh, in draw order: the result does
-not depend on the process count. Everything is reproducible from the config seed: sampling keys
-are derived from (seed, step, round, draw index), problem draws from the scheduler's own RNG.
+Every process (one per host, see rlve_jax/distributed.py) runs this same loop. The collector
+leaves every process with the same records of the step's groups, so the scheduler update agrees
+everywhere, and the kept groups become one global batch on the training mesh, in draw order:
+the result does not depend on the process count. Everything is reproducible from the config
+seed: sampling keys are derived from (seed, step, round, draw index), problem draws from the
+scheduler's own RNG.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ import logging
 import random
 import time
 from pathlib import Path
-from typing import Iterator, NamedTuple, Sequence
+from typing import Iterator, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -34,39 +33,14 @@ from rlve_jax.checkpoint import Checkpointer, StopRequest
 from rlve_jax.metrics import MetricsWriter
 from rlve_jax.pool import EnvPool, FailureBudgetExceeded, PoolStats, check_failure_budget
 from rlve_jax.batching import SequenceBatch, bucket, build_sequences, sequence_logprobs
+from rlve_jax.collector import Collection, Collector, rank_within, rollout_metrics
 from rlve_jax.policy import load_policy
-from rlve_jax.rollout import Group, RolloutStats, SamplingSettings, answer_completion, sample_groups
+from rlve_jax.rollout import Group, answer_completion
 from rlve_jax.scheduler import AdaptiveScheduler, Rollout, StaticScheduler
 
 log = logging.getLogger(__name__)
 
 WARM_START_SEED_OFFSET = 1 << 40  # warm-start problems never share seeds with RL problems
-
-
-class GroupRecords(NamedTuple):
-    """What every process knows of every generated group of a step, whichever process holds it.
-
-    One row per group, in draw order, identical on every process (all-gathered each round).
-    """
-
-    owner: np.ndarray  # [N] int32, the process that generated, sampled and verified it
-    env: np.ndarray  # [N] int32, index into the run's environment list
-    difficulty: np.ndarray  # [N] int32
-    prompt_length: np.ndarray  # [N] int32, prompt tokens
-    informative: np.ndarray  # [N] bool, its rewards (config.env.reward_key) are not all equal
-    reward: np.ndarray  # [N, G] float64, the verdicts' shaped reward
-    accuracy: np.ndarray  # [N, G] bool
-    format_ok: np.ndarray  # [N, G] bool
-    length: np.ndarray  # [N, G] int32, response tokens
-    truncated: np.ndarray  # [N, G] bool
-
-
-def rank_within(owner: np.ndarray) -> np.ndarray:
-    """Each entry's index among the entries with the same owner: [N] -> [N]."""
-    rank = np.zeros(len(owner), np.int64)
-    for q in np.unique(owner):
-        rank[owner == q] = np.arange(np.sum(owner == q))
-    return rank
 
 
 # ---------------------------------------------------------------------------
@@ -118,10 +92,7 @@ class Trainer:
         self.checkpointer = Checkpointer(self.workdir, config.checkpoint.every, config.checkpoint.keep)
         self.loss_config = dapo.LossConfig(config.loss.clip_low, config.loss.clip_high, config.loss.tis_clip,
                                            config.loss.aggregation)
-        self.sampling = SamplingSettings(
-            config.rollout.samples_per_prompt, config.rollout.max_response_tokens, config.rollout.temperature,
-            config.rollout.top_p, config.rollout.top_k, config.rollout.max_prompt_tokens,
-            config.rollout.cache_budget_tokens or None)
+        self.collector = Collector(config, self.env_names, self.policy, self.pool, self.scheduler)
         self.step = 0
         self.train_step = self._make_train_step()
         mesh = self.policy.mesh
@@ -165,75 +136,6 @@ class Trainer:
         self.metrics.resume_at(self.step)
         log.info("resumed from step %d in %s", self.step, self.workdir)
         return True
-
-    # -- rollouts -----------------------------------------------------------
-    def sampling_key(self, round_index: int) -> jax.Array:
-        return jax.random.fold_in(jax.random.fold_in(jax.random.key(self.config.seed), self.step), round_index)
-
-    def collect(self) -> tuple[list[Group], GroupRecords, np.ndarray, RolloutStats]:
-        """Dynamic sampling: draw rounds until enough groups with unequal rewards are kept.
-
-        Returns (this process's generated groups, the records of every process's groups, the
-        indices of the kept records in draw order, stats summed over processes).
-        """
-        cfg = self.config.rollout
-        stats = RolloutStats()
-        start = time.perf_counter()
-        model = self.policy.sampler_model()  # the training parameters, gathered onto this process's sampler
-        stats.seconds["reshard"] = time.perf_counter() - start
-        mine: list[Group] = []
-        rounds: list[GroupRecords] = []
-        kept: list[int] = []
-        for round_index in range(cfg.max_rounds):
-            start = time.perf_counter()
-            draws = [self.scheduler.sample() for _ in range(cfg.oversample_prompts)]  # the same on every process
-            share = distributed.process_slice(len(draws))
-            problems = self.pool.generate([(d.env, d.difficulty, d.seed) for d in draws[share]])
-            stats.failed_generations += sum(p is None for p in problems)
-            stats.seconds["sample"] += time.perf_counter() - start
-            ids = [share.start + i for i, p in enumerate(problems) if p is not None]
-            groups = sample_groups(self.policy, model, self.pool, [p for p in problems if p is not None],
-                                   self.sampling, self.sampling_key(round_index), stats, prompt_ids=ids)
-            stats.rounds += 1
-            first = sum(len(r.owner) for r in rounds)
-            rounds.append(self.gather_records(groups, -(-len(draws) // jax.process_count())))
-            mine += groups
-            for i, informative in enumerate(rounds[-1].informative):
-                if (informative or not cfg.dynamic_sampling) and len(kept) < cfg.prompts_per_step:
-                    kept.append(first + i)
-            if len(kept) >= cfg.prompts_per_step:
-                break
-        records = GroupRecords(*map(np.concatenate, zip(*rounds)))
-        counts = distributed.allgather(np.array([stats.failed_generations, stats.skipped_long_prompts,
-                                                 stats.generated_tokens, stats.peak_cache_bytes], np.int64))
-        stats.failed_generations, stats.skipped_long_prompts, stats.generated_tokens = map(int, counts[:, :3].sum(0))
-        stats.peak_cache_bytes = int(counts[:, 3].max())
-        stats.drawn_groups, stats.kept_groups = len(records.owner), len(kept)
-        return mine, records, np.array(kept, np.int64), stats
-
-    def gather_records(self, groups: list[Group], capacity: int) -> GroupRecords:
-        """Every process's groups of one round as records, in draw order (identical on every process)."""
-        g = self.config.rollout.samples_per_prompt
-        local = GroupRecords(
-            owner=np.full(capacity, -1, np.int32), env=np.zeros(capacity, np.int32),  # owner -1: an empty slot
-            difficulty=np.zeros(capacity, np.int32), prompt_length=np.zeros(capacity, np.int32),
-            informative=np.zeros(capacity, bool), reward=np.zeros((capacity, g)),
-            accuracy=np.zeros((capacity, g), bool), format_ok=np.zeros((capacity, g), bool),
-            length=np.zeros((capacity, g), np.int32), truncated=np.zeros((capacity, g), bool))
-        for i, group in enumerate(groups):
-            local.owner[i] = jax.process_index()
-            local.env[i] = self.env_names.index(group.problem.env)
-            local.difficulty[i] = group.problem.difficulty
-            local.prompt_length[i] = len(group.prompt_tokens)
-            local.informative[i] = np.std(group.rewards(self.config.env.reward_key)) > 0
-            local.reward[i] = [v.reward for v in group.verdicts]
-            local.accuracy[i] = [v.accuracy for v in group.verdicts]
-            local.format_ok[i] = [v.format_ok for v in group.verdicts]
-            local.length[i] = [len(r) for r in group.response_tokens]
-            local.truncated[i] = group.truncated
-        everyone = distributed.allgather(local)  # [P, capacity, ...], process order = draw order
-        present = everyone.owner.reshape(-1) >= 0
-        return GroupRecords(*(x.reshape(-1, *x.shape[2:])[present] for x in everyone))
 
     # -- update -------------------------------------------------------------
     def _make_train_step(self):
@@ -284,13 +186,14 @@ class Trainer:
         replicated = NamedSharding(self.policy.mesh, P())
         return jax.jit(assemble, out_shardings=(self.batch_sharding, replicated, replicated))
 
-    def update(self, mine: list[Group], records: GroupRecords, kept: np.ndarray) -> dict[str, float]:
+    def update(self, collection: Collection) -> dict[str, float]:
         """One optimiser step on the kept groups (padded with empty rows to a fixed batch).
 
         Each process packs the kept groups it holds into its rows of a staging array
         (`make_array_from_process_local_data`); one gather puts every row in draw order.
         """
         cfg = self.config
+        mine, records, kept = collection.mine, collection.records, collection.kept
         g = cfg.rollout.samples_per_prompt
         rows = cfg.rollout.prompts_per_step * g
         owner, slot = records.owner[kept], rank_within(records.owner[kept])  # slot: among the owner's kept
@@ -334,17 +237,16 @@ class Trainer:
     # -- the loop -----------------------------------------------------------
     def train_one_step(self) -> dict[str, float]:
         start = time.perf_counter()
-        mine, records, kept, stats = self.collect()
-        failures = self.pool.take_tally()
-        check_failure_budget(failures, self.config.env.max_failure_share, f"step {self.step + 1}")
+        collection = self.collector.collect(self.step)
+        records = collection.records
         promoted = self.scheduler.update(
             Rollout(self.env_names[env], int(difficulty), float(accuracy))
             for env, difficulty, accuracies in zip(records.env, records.difficulty, records.accuracy)
             for accuracy in accuracies)
-        metrics = {**rollout_metrics(records, self.env_names, stats), **failures.metrics()}
+        metrics = {**rollout_metrics(records, self.env_names, collection.stats), **collection.failures}
         train_start = time.perf_counter()
-        if len(kept):
-            metrics.update(self.update(mine, records, kept))
+        if len(collection.kept):
+            metrics.update(self.update(collection))
         metrics["time/train"] = time.perf_counter() - train_start
         for env, h in self.scheduler.upper.items():
             metrics[f"difficulty/{env}"] = h
@@ -352,7 +254,6 @@ class Trainer:
         self.step += 1
         if self.eval_problems and self.step % self.config.eval.every == 0:
             metrics.update(self.evaluate_heldout())
-            self.pool.take_tally()  # the evaluation's items are not the next step's
         metrics["time/step"] = time.perf_counter() - start
         return metrics
 
@@ -486,30 +387,3 @@ def make_scheduler(config: ml_collections.ConfigDict, env_names: Sequence[str],
     return AdaptiveScheduler(env_names, s.initial_difficulty, s.window, s.promote_threshold,
                              s.min_prompts * config.rollout.samples_per_prompt, seed=config.seed,
                              max_levels=max_levels)
-
-
-def rollout_metrics(records: GroupRecords, env_names: Sequence[str], stats: RolloutStats) -> dict[str, float]:
-    """Means over every generated response of the step, per-environment accuracy, time split."""
-    n = len(records.owner)
-    lengths = records.length.reshape(-1) if n else np.zeros(1)
-    metrics: dict[str, float] = {
-        "rollout/reward": float(np.mean(records.reward)) if n else 0.0,
-        "rollout/accuracy": float(np.mean(records.accuracy)) if n else 0.0,
-        "rollout/format_ok": float(np.mean(records.format_ok)) if n else 0.0,
-        "rollout/response_length_mean": float(lengths.mean()),
-        "rollout/response_length_max": float(lengths.max()),
-        "rollout/truncation_rate": float(np.mean(records.truncated)) if n else 0.0,
-        "rollout/effective_prompt_ratio": stats.kept_groups / max(stats.drawn_groups, 1),
-        "rollout/kept_groups": stats.kept_groups,
-        "rollout/drawn_groups": stats.drawn_groups,
-        "rollout/rounds": stats.rounds,
-        "rollout/failed_generations": stats.failed_generations,
-        "rollout/skipped_long_prompts": stats.skipped_long_prompts,
-        "rollout/generate_tokens_per_s": stats.generated_tokens / max(stats.seconds["generate"], 1e-9),
-        "rollout/peak_cache_mib": stats.peak_cache_bytes / 2**20,  # one process's sampler KV cache
-    }
-    for name, seconds in stats.seconds.items():
-        metrics[f"time/{name}"] = seconds
-    for env in dict.fromkeys(records.env):  # in order of first appearance
-        metrics[f"accuracy/{env_names[env]}"] = float(np.mean(records.accuracy[records.env == env]))
-    return metrics

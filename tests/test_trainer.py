@@ -84,6 +84,8 @@ def test_tiny_run_end_to_end(uninterrupted):
                 "difficulty/Division", "rollout/truncation_rate", "train/loss", "train/sampler_logprob_gap"):
         assert key in train[-1], key
     assert train[-1]["rollout/peak_cache_mib"] > 0 and train[-1]["time/reshard"] >= 0
+    for r in train[1:]:  # the paper's ratio counts every informative group, the kept share stops at the batch
+        assert r["rollout/effective_prompt_ratio"] >= r["rollout/kept_ratio"] - 1e-9
     assert any(r["kind"] == "warm_start" for r in records)
     assert (workdir / "final_levels.txt").exists()
     assert {p.name for p in (workdir / "plots").iterdir()} >= {"difficulty.png", "reward.png",
