@@ -164,3 +164,32 @@ def test_warm_start_counts_failures_and_never_builds_a_short_batch():
         assert len(problems) == 6 and None not in problems and failed == 2  # 2 of 6 failed; 2 refills
         with pytest.raises(FailureBudgetExceeded, match="warm-start step 1: 2 of 6 generations failed"):
             Trainer.warm_start_problems(fake_trainer(pool, 0.2), draws_with_failures(), 6, "warm-start step 1")
+
+
+# ---------------------------------------------------------------------------
+# Environments that broke at high levels
+
+
+def tagged(text):
+    return f"<answer>{text}</answer>"
+
+
+def test_long_integer_answers_are_scored_not_rejected():
+    from rlve_jax import registry
+
+    env = registry.make("SmallestBinaryMultiple")
+    problem = env.generate(0, 0)
+    assert env.verify(problem, tagged("2" * 4400)).reward == -0.5  # 4,400 digits: parsed, product not 0/1
+    cinema = registry.make("Cinema")
+    problem = cinema.generate_any_level(15, 0)  # a reduced fraction with thousands of digits
+    answer = cinema.reference(problem)
+    assert len(answer) > 4300 and cinema.verify(problem, tagged(answer)).accuracy
+    assert problem.to_json()  # long integers serialise too
+
+
+def test_kth_binary_tree_has_no_recursion_limit():
+    from environments.kth_binary_tree import catalan, tree_string
+
+    assert [catalan(n) for n in range(6)] == [1, 1, 2, 5, 14, 42]
+    assert tree_string(3, 0) == "X(X(X))" and tree_string(3, 4) == "((X)X)X"
+    assert tree_string(3000, 0) == "X(" * 2999 + "X" + ")" * 2999  # a path 3,000 nodes deep
