@@ -8,30 +8,43 @@ This module is plain Python (no JAX) so worker processes stay light.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import json
 import math
-import functools
 import random
 import re
 import sys
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar, Iterator, Sequence
 
 FORMAT_ERROR_REWARD = -1.0
 INVALID = -0.5  # the usual reward for a parseable but infeasible answer (the catalog says where it differs)
 ACCURACY_TOLERANCE = 1e-6
 MAX_ANSWER_CHARS = 100_000  # longer extracted answers are a format error, never parsed
-# Some answers are legitimately long integers (exact counts, probabilities as fractions): int <-> str
-# must work up to MAX_ANSWER_CHARS digits (Python's default guard stops at 4,300). Answers are cut
-# at MAX_ANSWER_CHARS before parsing, so one conversion stays bounded (~0.1 s at the limit).
-if 0 < sys.get_int_max_str_digits() < MAX_ANSWER_CHARS:
-    sys.set_int_max_str_digits(MAX_ANSWER_CHARS)
 # Each environment's measured top level (experiments/find_top_levels.py writes it, with its budgets).
 TOP_LEVELS_PATH = Path(__file__).with_name("top_levels.json")
 
 # ---------------------------------------------------------------------------
 # Records
+
+
+@contextlib.contextmanager
+def long_int_text() -> Iterator[None]:
+    """int <-> str of up to MAX_ANSWER_CHARS digits inside the block (Python's guard stops at 4,300).
+
+    For environments whose exact answers are legitimately long (`Environment.long_answers`) and for
+    our own problem records; everywhere else the guard keeps a 100k-digit answer from costing
+    seconds of arithmetic in a verifier.
+    """
+    previous = sys.get_int_max_str_digits()
+    if 0 < previous < MAX_ANSWER_CHARS:
+        sys.set_int_max_str_digits(MAX_ANSWER_CHARS)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(previous)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,11 +60,13 @@ class Problem:
     pass_threshold: float = 1.0  # accuracy = reward >= pass_threshold
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), sort_keys=True, ensure_ascii=False)
+        with long_int_text():  # instance data may hold long exact answers
+            return json.dumps(dataclasses.asdict(self), sort_keys=True, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> "Problem":
-        return cls(**json.loads(text))
+        with long_int_text():
+            return cls(**json.loads(text))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -174,13 +189,14 @@ def check_length(text: str) -> str:
 
 
 def parse_int(text: str) -> int:
-    """A single (ASCII) integer, nothing else; at most MAX_ANSWER_CHARS digits."""
+    """A single (ASCII) integer, nothing else; at most 4,300 digits (MAX_ANSWER_CHARS in an environment
+    with `long_answers`)."""
     text = check_length(text)
     if not _INT.fullmatch(text):
         raise FormatError(f"not an integer: {text[:40]!r}")
     try:
         return int(text)
-    except ValueError as error:  # more digits than int() accepts (a caller lowered the limit)
+    except ValueError as error:  # more digits than int() accepts
         raise FormatError(str(error)) from None
 
 
@@ -311,6 +327,7 @@ class Environment:
     size_keys: ClassVar[tuple[str, ...]] = ()  # parameters that grow with difficulty (default: int ones)
     empty_answer_can_solve: ClassVar[bool] = False  # True where an empty answer is a real solution
     top_level: ClassVar[int | None] = None  # a hard limit by construction; the measured one applies too
+    long_answers: ClassVar[bool] = False  # exact answers may exceed 4,300 digits (see long_int_text)
 
     # -- hooks ---------------------------------------------------------------
     def levels(self, difficulty: int) -> list[dict[str, Any]]:
@@ -352,13 +369,18 @@ class Environment:
 
     def generate_any_level(self, difficulty: int, seed: int) -> Problem:
         """`generate` without the top-level check: only for measuring top levels."""
-        rng = random.Random(seed)
-        params = dict(rng.choice(self.levels(difficulty)))
-        data = self.sample(dict(params), rng)
-        return Problem(self.name, difficulty, seed, self.prompt(data), params, data, self.pass_threshold(data))
+        with long_int_text() if self.long_answers else contextlib.nullcontext():
+            rng = random.Random(seed)
+            params = dict(rng.choice(self.levels(difficulty)))
+            data = self.sample(dict(params), rng)
+            return Problem(self.name, difficulty, seed, self.prompt(data), params, data, self.pass_threshold(data))
 
     def verify(self, problem: Problem, output: str, markers: Sequence[str] = ANSWER_TAGS) -> Verdict:
         """Score a model output; never raises. Missing markers or parse failures give -1."""
+        with long_int_text() if self.long_answers else contextlib.nullcontext():
+            return self._verify(problem, output, markers)
+
+    def _verify(self, problem: Problem, output: str, markers: Sequence[str]) -> Verdict:
         try:
             answer = extract_answer(output, markers)
             if answer is None:

@@ -14,6 +14,7 @@ import pytest
 from envs_for_tests import EchoEnv, SlowGenerateEnv
 from rlve_jax import defaults
 from rlve_jax.main import flatten_keys
+from rlve_jax.env import Problem
 from rlve_jax.metrics import MetricsWriter, read_records
 from rlve_jax.pool import EnvPool, FailureBudgetExceeded
 from rlve_jax.trainer import Trainer
@@ -185,6 +186,13 @@ def test_long_integer_answers_are_scored_not_rejected():
     answer = cinema.reference(problem)
     assert len(answer) > 4300 and cinema.verify(problem, tagged(answer)).accuracy
     assert problem.to_json()  # long integers serialise too
+    counting = registry.make("NoDoubleTripleCounting")
+    problem = counting.generate_any_level(20, 0)
+    assert len(counting.reference(problem)) > 4300
+    assert Problem.from_json(problem.to_json()) == problem
+    # Elsewhere Python's guard stays: a 100,000-digit answer is a format error, not seconds of arithmetic.
+    sorting = registry.make("Sorting")
+    assert sorting.verify(sorting.generate(0, 0), tagged("9" * 100_000)).reason == "format"
 
 
 def test_kth_binary_tree_has_no_recursion_limit():
