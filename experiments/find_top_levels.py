@@ -5,7 +5,8 @@
 
 Budgets (per problem, every probed seed, in a worker process like the pool's):
   time    generate + verify(reference) <= --time-s CPU seconds (default 2: a fifth of the pool's
-          10 s wall-clock timeout, so a machine loaded 5x still fits);
+          10 s wall-clock timeout, so a machine loaded 5x still fits); CPU time, stopped by a
+          profiling timer, so a niced probe on a busy machine measures what an idle one would;
   memory  peak resident set of the worker during the item <= --memory-mb (default 1024);
   prompt  <= --prompt-chars characters (default 65536);
 and the reference answer, where the environment has one, must verify as correct (so a level whose
@@ -25,6 +26,7 @@ import concurrent.futures
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -36,7 +38,15 @@ import pebble  # noqa: E402
 from rlve_jax import env as env_module  # noqa: E402
 from rlve_jax import registry  # noqa: E402
 
-WALL_FACTOR = 10  # a niced probe on a shared machine gets little CPU: kill only far past the budget
+WALL_FACTOR = 30  # a niced probe on a shared machine gets little CPU: the wall clock is only a backstop
+
+
+class CpuBudgetSpent(BaseException):
+    """The item used more CPU time than the budget (raised by the profiling timer)."""
+
+
+def _stop_item(signum, frame):
+    raise CpuBudgetSpent()
 
 
 def _init_worker(address_space_mb: int) -> None:
@@ -56,15 +66,24 @@ def _peak_rss_mb() -> float:
     return 0.0
 
 
-def probe_item(name: str, level: int, seed: int) -> dict:
-    """CPU seconds, peak RSS and prompt size of one generate + verify(reference) in this worker."""
+def probe_item(name: str, level: int, seed: int, cpu_limit_s: float) -> dict:
+    """CPU seconds, peak RSS and prompt size of one generate + verify(reference) in this worker;
+    an item still running after `cpu_limit_s` CPU seconds is stopped (its seconds exceed the limit)."""
     with open("/proc/self/clear_refs", "w") as f:  # reset the RSS high-water mark to the current RSS
         f.write("5")
     environment = registry.make(name)
+    signal.signal(signal.SIGPROF, _stop_item)
     start = time.process_time()
-    problem = environment.generate_any_level(level, seed)
-    reference = environment.reference(problem)
-    correct = reference is None or environment.verify(problem, f"<answer>{reference}</answer>").accuracy
+    signal.setitimer(signal.ITIMER_PROF, cpu_limit_s)
+    try:
+        problem = environment.generate_any_level(level, seed)
+        reference = environment.reference(problem)
+        correct = reference is None or environment.verify(problem, f"<answer>{reference}</answer>").accuracy
+    except CpuBudgetSpent:
+        return {"seconds": time.process_time() - start, "rss_mb": _peak_rss_mb(), "prompt_chars": 0,
+                "reference_wrong": 0}
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
     return {"seconds": time.process_time() - start, "rss_mb": _peak_rss_mb(), "prompt_chars": len(problem.prompt),
             "reference_wrong": int(not correct)}
 
@@ -83,7 +102,8 @@ def probe_env(pool: pebble.ProcessPool, name: str, args: argparse.Namespace) -> 
             continue
         previous_levels = settings
         for seed in range(args.seeds):
-            future = pool.schedule(probe_item, args=(name, level, seed), timeout=args.time_s * WALL_FACTOR)
+            future = pool.schedule(probe_item, args=(name, level, seed, args.time_s * 1.05),
+                                   timeout=args.time_s * WALL_FACTOR)
             try:
                 result = future.result()
             except concurrent.futures.TimeoutError:
@@ -118,13 +138,12 @@ def main() -> None:
     parser.add_argument("--time-s", type=float, default=2.0)
     parser.add_argument("--memory-mb", type=int, default=1024)
     parser.add_argument("--prompt-chars", type=int, default=65536)
-    parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path(env_module.TOP_LEVELS_PATH))
     parser.add_argument("--redo", action="store_true", help="probe environments already in --out again")
     args = parser.parse_args()
 
     budgets = {"time_cpu_s": args.time_s, "memory_mb": args.memory_mb, "prompt_chars": args.prompt_chars,
-               "max_level": args.max_level, "seeds": args.seeds}
+               "max_level": args.max_level}  # the seeds probed are recorded per environment
     data = json.loads(args.out.read_text()) if args.out.exists() else {}
     data["budgets"] = budgets
     data.setdefault("levels", {})
@@ -132,19 +151,21 @@ def main() -> None:
              and (args.redo or n not in data["levels"])]
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # no thread-stack reservations in the workers
     print(f"probing {len(names)} environments up to level {args.max_level} with budgets {budgets}", flush=True)
-    # The address-space cap sits above the RSS budget (an interpreter reserves more than it touches).
-    with pebble.ProcessPool(max_workers=args.workers, initializer=_init_worker,
-                            initargs=(args.memory_mb + 1024,), context=multiprocessing.get_context("spawn")) as pool:
-        for i, name in enumerate(names):
-            start = time.perf_counter()
-            data["levels"][name] = {**probe_env(pool, name, args), "probe_wall_s": round(time.perf_counter() - start, 1)}
-            data["levels"] = dict(sorted(data["levels"].items()))
-            tmp = args.out.with_suffix(".tmp")
-            tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
-            tmp.replace(args.out)  # atomic: an interrupted probe never leaves a torn file
-            row = data["levels"][name]
-            print(f"[{i + 1}/{len(names)}] {name:45s} top {row['max_difficulty']:3d}  {row['stopped_by']:24s} "
-                  f"{row['probe_wall_s']:6.1f} s", flush=True)
+    for i, name in enumerate(names):
+        start = time.perf_counter()
+        # A fresh worker per environment: a process keeps the memory an earlier environment touched, which
+        # would count against the next one. The address-space cap sits above the RSS budget (an
+        # interpreter reserves more than it touches).
+        with pebble.ProcessPool(max_workers=1, initializer=_init_worker, initargs=(args.memory_mb + 1024,),
+                                context=multiprocessing.get_context("spawn")) as pool:
+            row = probe_env(pool, name, args)
+        data["levels"][name] = {**row, "seeds": args.seeds, "probe_wall_s": round(time.perf_counter() - start, 1)}
+        data["levels"] = dict(sorted(data["levels"].items()))
+        tmp = args.out.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+        tmp.replace(args.out)  # atomic: an interrupted probe never leaves a torn file
+        print(f"[{i + 1}/{len(names)}] {name:45s} top {row['max_difficulty']:3d}  {row['stopped_by']:24s} "
+              f"{data['levels'][name]['probe_wall_s']:6.1f} s", flush=True)
 
 
 if __name__ == "__main__":
