@@ -3,7 +3,8 @@
 python -m rlve_jax.main --config=configs/eval_benchmarks.py --config.model.path=DIR
 
 Math answers are judged with math-verify on the last \\boxed{} (LaTeX parsing only); BBEH by
-normalised exact match. LiveCodeBench is not included: it needs a code-execution sandbox.
+normalised exact match. The sixth, LiveCodeBench, runs model-written code in a sandbox:
+configs/eval_code.py (or add "livecodebench" to eval.benchmarks with eval.code_path set).
 """
 
 from rlve_jax.defaults import base_config

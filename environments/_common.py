@@ -18,16 +18,16 @@ from bisect import bisect_right
 from collections import deque
 from typing import Any, Callable, ClassVar, Sequence
 
-from rlve_jax.env import (INVALID, Environment, FormatError, Problem, parse_int_rows, parse_ints, parse_lines,
-                          positional_match_reward, score_count, score_exact, score_mod)
+from rlve_jax.env import (ALMOST_ONE, INVALID, Environment, FormatError, Problem, parse_int_rows, parse_ints,
+                          parse_lines, positional_match_reward, score_count, score_exact, score_mod)
 
 # ---------------------------------------------------------------------------
 # Answer shapes: base classes that carry a catalog reward rule
 
 
-# Fixed prime moduli for environments whose catalog row says "MOD from a (fixed) prime list".
-PRIME_MODULI = (10007, 100003, 1000003, 998244353, 1000000007)
-BIG_PRIME_MODULI = (998244353, 1000000007)
+# The original's two prime lists for environments that draw a modulus (the facts sheet, section 3.3).
+PRIME_MODULI = (666623333, 998244353, 1000000007)
+BIG_PRIME_MODULI = (1000000007, 998244353)
 
 
 def mod_output_format(mod: int) -> str:
@@ -144,14 +144,14 @@ def minimization_reward(optimum: float, value: float, beta: float) -> float:
     """(optimum/value)^beta for a feasible answer of a minimisation task (value >= optimum >= 0)."""
     if value <= optimum:
         return 1.0
-    return (optimum / value) ** beta
+    return min((optimum / value) ** beta, ALMOST_ONE)  # a worse answer stays below 1 (exact accuracy)
 
 
 def maximization_reward(value: float, optimum: float, beta: float) -> float:
     """(value/optimum)^beta for a feasible answer of a maximisation task (0 <= value <= optimum)."""
     if value >= optimum:
         return 1.0
-    return (max(value, 0) / optimum) ** beta
+    return min((max(value, 0) / optimum) ** beta, ALMOST_ONE)  # a worse answer stays below 1 (exact accuracy)
 
 
 # ---------------------------------------------------------------------------
@@ -183,8 +183,7 @@ def repeat_first_token(answer: str, fallback: str) -> str:
 
 
 def perturb_count(self, problem, answer: str) -> str:
-    """Environment.perturb for (min/max)^beta counts (use as `perturb = perturb_count`): a clearly wrong
-    count, since ref + 1 passes the 1e-6 accuracy tolerance once the count exceeds ~1e7 (as in the original)."""
+    """Environment.perturb for (min/max)^beta counts (use as `perturb = perturb_count`): a clearly wrong count."""
     return str(2 * int(answer) + 1)
 
 

@@ -344,19 +344,25 @@ class FormulaEnvironment(Environment):
     def score(self, data, answer):
         """-1 unparseable, 0 too complex or wrong, 1 equivalent."""
         tree = parse_expression(answer)
-        # The original compared with 4x the reference's op count; max(1, .) keeps a reference
-        # that is plain `x` (0 operations) from rejecting every other way of writing it.
-        reference_ops = data["function_ops" if self.integrate else "derivative_ops"]
-        if count_operations(tree) > 4 * max(1, reference_ops):
+        if count_operations(tree) > self.max_operations(data):
             return 0.0
         return float(formulas_agree(tree, parse_expression(data["derivative"]), differentiate_answer=self.integrate))
 
-    @staticmethod
-    def output_format(example: str) -> str:
+    def max_operations(self, data) -> int:
+        """The original's size cap: 4x the reference's op count; max(1, .) keeps a reference that is plain `x`
+        (0 operations) from rejecting every other way of writing it."""
+        return 4 * max(1, data["function_ops" if self.integrate else "derivative_ops"])
+
+    def output_format(self, data, example: str) -> str:
+        """The answer syntax and the two verifier rules a solver cannot guess: exact constants and the size cap."""
         return (
             "Output Format: a single expression in x written in SymPy syntax, with explicit `*` for "
             f"multiplication and `**` for powers, e.g. `{example}`. Use only x, numbers, E, pi and the "
-            "functions sin, cos, tan, exp, log, sqrt (and their inverses or hyperbolic versions)."
+            "functions sin, cos, tan, exp, log, sqrt (and their inverses or hyperbolic versions).\n"
+            "Constants must be exact: write 1/3 or sqrt(2), not 0.333 or 1.414 (a decimal is read as the exact "
+            "number it spells, so a rounded one makes the answer wrong). The answer may use at most "
+            f"{self.max_operations(data)} operations (each +, -, *, /, ** and function call counts one, and so does "
+            "a sign such as the minus in -x); a longer answer scores 0."
         )
 
 

@@ -24,8 +24,11 @@ from rlve_jax.env import INVALID, Environment, parse_ints, sweep
 DENSITIES_01_09 = sweep(0.1, 0.9)
 DENSITIES_01_10 = sweep(0.1, 1.0)
 DENSITIES_005_095 = sweep(0.05, 0.95)
-DENSITIES_002_09 = (0.02, 0.05) + DENSITIES_01_09
-DENSITIES_002_095 = DENSITIES_002_09 + (0.95,)
+# The original's three non-uniform density lists (named by their sizes):
+# {0.02, 0.05, 0.15, 0.25, ..., 0.95}, {0.02, 0.05, 0.1, 0.15, ..., 0.5, 0.6, 0.7, 0.8, 0.9}, {0.1, ..., 0.5, 0.7, 0.9}.
+DENSITIES_L11 = (0.02, 0.05) + sweep(0.15, 0.95)
+DENSITIES_L15 = (0.02, 0.05) + sweep(0.1, 0.5, 0.05) + sweep(0.6, 0.9)
+DENSITIES_L7 = sweep(0.1, 0.5) + (0.7, 0.9)
 RATIOS_1_2 = sweep(1.0, 2.0)
 RATIOS_1_3 = sweep(1.0, 3.0)
 RATIOS_1_5 = sweep(1.0, 5.0)
@@ -357,7 +360,7 @@ def recolor_perturb(answer: str) -> str:
 
 
 class GraphColoringEnvironment(Environment):
-    """The shared shape of the coloring tasks on N = 5 + d vertices with edge density in {0.02..0.95}:
+    """The shared shape of the coloring tasks on N = 5 + d vertices with edge density in DENSITIES_L11:
     the answer is N colors, invalid ones get -0.5, valid ones (yours/opt)^5 or (opt/yours)^5 colors."""
 
     maximize: ClassVar[bool] = False
@@ -370,7 +373,7 @@ class GraphColoringEnvironment(Environment):
         raise NotImplementedError
 
     def levels(self, difficulty):
-        return density_levels(5 + difficulty, DENSITIES_002_095)
+        return density_levels(5 + difficulty, DENSITIES_L11)
 
     def sample(self, params, rng):
         n = params["N"]
@@ -405,7 +408,7 @@ class GraphColoringEnvironment(Environment):
 
 class CheapestVertexSetEnvironment(Environment):
     """The shared shape of Minimum_DominatingSet and Minimum_VertexCover: N = 4 + d vertices, edge density
-    in {0.02..0.9}, vertex costs U[1, 10]; a vertex set is valid when the `coverage` masks of its
+    in DENSITIES_L15, vertex costs U[1, 10]; a vertex set is valid when the `coverage` masks of its
     vertices together hold the whole universe, and scores (optimal cost / your cost)^5."""
 
     requirement: ClassVar[str] = ""  # what the selected set must achieve, e.g. "(a vertex cover)"
@@ -415,7 +418,7 @@ class CheapestVertexSetEnvironment(Environment):
         raise NotImplementedError
 
     def levels(self, difficulty):
-        return density_levels(4 + difficulty, DENSITIES_002_09)
+        return density_levels(4 + difficulty, DENSITIES_L15)
 
     def sample(self, params, rng):
         n = params["N"]

@@ -1,5 +1,7 @@
 """AntiPalindromicSubstringCounting: count substrings whose reverse equals their bitwise complement."""
 
+import random
+
 from rlve_jax.env import Environment, grow_1p1, score_count
 
 
@@ -14,6 +16,11 @@ def count_anti_palindromes(bits: str) -> int:
     return total
 
 
+def biased_bits(length: int, q: float, rng: random.Random) -> str:
+    """`length` random bits, each 1 with probability q."""
+    return "".join("1" if rng.random() < q else "0" for _ in range(length))
+
+
 class AntiPalindromicSubstringCounting(Environment):
     name = "AntiPalindromicSubstringCounting"
 
@@ -21,12 +28,21 @@ class AntiPalindromicSubstringCounting(Environment):
         return [{"N": grow_1p1(3, difficulty)}]
 
     def sample(self, params, rng):
+        """The original's string: [0, N) cut at U[0, N-1] distinct random points; one bias q = U(0, 1) per
+        string; an even-length piece is a q-biased random half followed by its reversed complement (an
+        anti-palindrome), an odd-length piece is q-biased random bits."""
         n = params["N"]
-        pieces: list[str] = []
-        while sum(map(len, pieces)) < n:  # random anti-palindromic blocks h + complement(reverse(h))
-            half = "".join(rng.choice("01") for _ in range(rng.randint(1, max(1, n // 4))))
-            pieces.append(half + "".join("1" if b == "0" else "0" for b in reversed(half)))
-        bits = "".join(pieces)[:n]
+        q = rng.random()
+        cuts = sorted(rng.sample(range(1, n), rng.randint(0, n - 1)))
+        pieces = []
+        for start, end in zip([0, *cuts], [*cuts, n]):
+            length = end - start
+            if length % 2:
+                pieces.append(biased_bits(length, q, rng))
+            else:
+                half = biased_bits(length // 2, q, rng)
+                pieces.append(half + "".join("1" if b == "0" else "0" for b in reversed(half)))
+        bits = "".join(pieces)
         return {"S": bits, "answer": count_anti_palindromes(bits)}
 
     def prompt(self, data):

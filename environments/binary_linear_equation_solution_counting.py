@@ -21,11 +21,14 @@ class BinaryLinearEquation_SolutionCounting(Environment):
     def sample(self, params, rng):
         r = params["MAX_RANGE"]
         a, b = rng.randint(-r, r), rng.randint(-r, r)
-        x_range = sorted((rng.randint(-r, r), rng.randint(-r, r)))
-        y_range = sorted((rng.randint(-r, r), rng.randint(-r, r)))
-        if rng.random() < 0.95:  # plant a solution inside the box
-            c = -(a * rng.randint(*x_range) + b * rng.randint(*y_range))
+        if rng.random() < 0.95:  # as the original: plant a point, then draw the box around it
+            x, y = rng.randint(-r, r), rng.randint(-r, r)
+            x_range = [rng.randint(-r, x), rng.randint(x, r)]
+            y_range = [rng.randint(-r, y), rng.randint(y, r)]
+            c = -(a * x + b * y)
         else:
+            x1, y1 = rng.randint(-r, r), rng.randint(-r, r)
+            x_range, y_range = [x1, rng.randint(x1, r)], [y1, rng.randint(y1, r)]
             c = rng.randint(-2 * r * r, 2 * r * r)
         count = count_solutions(a, b, c, x_range, y_range)
         return {"A": a, "B": b, "C": c, "X": x_range, "Y": y_range, "reference": str(count)}

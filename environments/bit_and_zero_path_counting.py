@@ -7,7 +7,6 @@ from rlve_jax.env import grow_1p1
 
 
 MOD = 10000
-EXISTENCE_MOD = (1 << 61) - 1  # a second, huge modulus tells "no path" apart from "a multiple of MOD"
 
 
 def count_paths(source: int, target: int, mod: int = MOD) -> int:
@@ -44,12 +43,13 @@ class BitAndZero_PathCounting(ModCountingEnvironment):
 
     def sample(self, params, rng):
         length = params["max_length"]
-        while True:  # T has exactly max_length bits, S fewer; redraw pairs without any path
-            target = rng.randint(1 << (length - 1), (1 << length) - 1)
-            source = rng.randint(0, (1 << (length - 1)) - 1)
-            if count_paths(source, target, EXISTENCE_MOD):
-                break
-        return {"S": bin(source)[2:], "T": bin(target)[2:], "MOD": MOD, "gold": count_paths(source, target)}
+        while True:  # S, T: a 1 then random bits, U[1, L] bits each, S the smaller; redraw answers 0 and 1
+            source, target = (int("1" + "".join(rng.choice("01") for _ in range(rng.randint(1, length) - 1)), 2)
+                              for _ in range(2))
+            source, target = min(source, target), max(source, target)
+            gold = count_paths(source, target)
+            if gold > 1:
+                return {"S": bin(source)[2:], "T": bin(target)[2:], "MOD": MOD, "gold": gold}
 
     def prompt(self, data):
         return (

@@ -1,10 +1,10 @@
 """Bridge: list every bridge (an edge whose removal disconnects its component) of an undirected graph."""
 
 from environments._common import parse_flat_pairs
-from environments._graphs import DENSITIES_002_09, find_bridges, graph_text, pair_count, random_pairs
+from environments._graphs import DENSITIES_L15, find_bridges, graph_text, pair_count
 from rlve_jax.env import Environment, fraction_reward, grow_1p1
 
-COMPONENT_FRACTIONS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+COMPONENT_FRACTIONS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8)
 
 
 class Bridge(Environment):
@@ -15,23 +15,24 @@ class Bridge(Environment):
         n = grow_1p1(4, difficulty)
         component_nums = sorted({int(c * n) for c in COMPONENT_FRACTIONS if int(c * n) >= 2})
         return [{"N": n, "edge_density": rho, "component_num": k}
-                for rho in DENSITIES_002_09 for k in component_nums]
+                for rho in DENSITIES_L15 for k in component_nums]
 
     def sample(self, params, rng):
-        """Dense-ish blocks of the given density, joined by a random tree of single edges (always bridges)."""
+        """Vertices get random labels in [0, k) (redrawn until two labels occur); the label groups, in label
+        order, are chained by one link each from an earlier group, and the whole graph's edge target
+        floor(rho * C(N, 2)) is filled from the pooled within-group pairs."""
         n, k = params["N"], params["component_num"]
-        vertices = list(range(n))
-        rng.shuffle(vertices)
-        cuts = sorted(rng.sample(range(1, n), k - 1))
-        blocks = [vertices[a:b] for a, b in zip([0] + cuts, cuts + [n])]
-        edges = []
-        for block in blocks:
-            inner = random_pairs(len(block), int(params["edge_density"] * pair_count(len(block))), rng)
-            edges += [[block[a], block[b]] for a, b in inner]
-        for i in range(1, k):
-            edges.append([rng.choice(blocks[rng.randrange(i)]), rng.choice(blocks[i])])
+        while True:
+            labels = [rng.randrange(k) for _ in range(n)]
+            if len(set(labels)) >= 2:
+                break
+        groups = [members for members in ([v for v in range(n) if labels[v] == c] for c in range(k)) if members]
+        edges = [sorted((rng.choice([v for group in groups[:i] for v in group]), rng.choice(groups[i])))
+                 for i in range(1, len(groups))]
+        inside = [(u, v) for u in range(n) for v in range(u + 1, n) if labels[u] == labels[v]]
+        fill = max(0, int(params["edge_density"] * pair_count(n)) - len(edges))
+        edges += [list(pair) for pair in rng.sample(inside, min(fill, len(inside)))]
         rng.shuffle(edges)
-        edges = [e if rng.random() < 0.5 else e[::-1] for e in edges]
         bridges = find_bridges(n, edges)
         return {"N": n, "edges": edges, "bridges": bridges,
                 "reference": " ".join(f"{u} {v}" for u, v in bridges)}

@@ -51,15 +51,14 @@ class CardColoringCounting(CountingEnvironment):
 
     def sample(self, params, rng):
         n = params["N"]
-        cuts = sorted((rng.randint(0, n), rng.randint(0, n)))
-        counts = [cuts[0], cuts[1] - cuts[0], n - cuts[1]]
-        shuffles: list[list[int]] = []
-        for _ in range(rng.randint(0, 3)):  # K < N! always holds for N >= 3
-            while True:
-                shuffle = list(range(1, n + 1))
-                rng.shuffle(shuffle)
-                if shuffle not in shuffles:
-                    break
+        red = rng.randint(0, n)
+        green = rng.randint(0, n - red)
+        counts = [red, green, n - red - green]
+        rng.shuffle(counts)  # as in the original: stick-breaking, then the colours permuted
+        shuffles = []
+        for _ in range(rng.randint(0, 3)):  # independent shuffles (the same one may repeat, as in the original)
+            shuffle = list(range(1, n + 1))
+            rng.shuffle(shuffle)
             shuffles.append(shuffle)
         return {"N": n, "counts": counts, "shuffles": shuffles, "gold": count_orbits(counts, shuffles)}
 

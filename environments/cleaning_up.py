@@ -2,7 +2,7 @@
 squared numbers of distinct values per batch."""
 
 from environments._common import minimization_reward
-from rlve_jax.env import Environment, parse_ints
+from rlve_jax.env import Environment, FormatError, parse_ints
 
 
 def batches_cost(array: list[int], ends: list[int]) -> int:
@@ -56,6 +56,8 @@ class CleaningUp(Environment):
 
     def score(self, data, answer):
         ends, n = parse_ints(answer), len(data["array"])
-        if not ends or ends[-1] != n or any(b <= a for a, b in zip([0] + ends, ends)):
+        if not ends:
+            raise FormatError("empty answer")  # the original: an empty answer is a format error (-1)
+        if ends[-1] != n or any(b <= a for a, b in zip([0] + ends, ends)):
             return -0.5
         return minimization_reward(data["optimum"], batches_cost(data["array"], ends), beta=5)

@@ -1,7 +1,7 @@
 """ColoringCounting: sum, over all proper colorings with per-vertex color caps, of the number of colors used."""
 
 from environments._common import adjacency_masks, adjacency_sets, perturb_count
-from environments._graphs import DENSITIES_002_095, density_levels, graph_text, pair_count, random_pairs
+from environments._graphs import DENSITIES_L11, density_levels, graph_text, pair_count, random_pairs
 from rlve_jax.env import Environment, score_count
 
 
@@ -49,7 +49,7 @@ class ColoringCounting(Environment):
     name = "ColoringCounting"
 
     def levels(self, difficulty):
-        return density_levels(4 + difficulty, DENSITIES_002_095)
+        return density_levels(4 + difficulty, DENSITIES_L11)
 
     def sample(self, params, rng):
         n = params["N"]

@@ -178,6 +178,8 @@ class CountdownClose(Environment):
         )
 
     def score(self, data, answer):
+        if not answer.strip():
+            return INVALID  # as the original: an empty expression is invalid (-0.5), not a format error
         expression = Arithmetic(answer)  # unparseable or disallowed syntax: -1
         if Counter(expression.literals) != Counter(data["numbers"]):
             return INVALID

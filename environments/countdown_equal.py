@@ -99,7 +99,9 @@ class CountdownEqual(Environment):
 
     def score(self, data, answer):
         text = answer.strip()
-        if not text or len(text) > MAX_EXPRESSION_CHARS or not set(text) <= _ALLOWED_CHARS:
+        if not text:
+            return -0.5  # as the original: an empty expression is invalid, not a format error
+        if len(text) > MAX_EXPRESSION_CHARS or not set(text) <= _ALLOWED_CHARS:
             raise FormatError("characters other than digits, + - * / and parentheses")
         try:
             tree = ast.parse(text, mode="eval").body

@@ -9,7 +9,7 @@ class Differentiate(FormulaEnvironment):
     def prompt(self, data):
         return (
             f"You are given a function: F(x) = {data['function']}\n"
-            "Please compute its derivative F'(x).\n\n" + self.output_format("2*x*cos(x**2)")
+            "Please compute its derivative F'(x).\n\n" + self.output_format(data, "2*x*cos(x**2)")
         )
 
     def reference(self, problem):

@@ -2,9 +2,8 @@
 
 import math
 
+from environments._common import PRIME_MODULI
 from rlve_jax.env import Environment, grow_1p5, score_mod
-
-PRIMES = (10007, 100003, 1000003, 998244353, 1000000007)
 
 
 class GCDFibonacciProduct(Environment):
@@ -15,7 +14,7 @@ class GCDFibonacciProduct(Environment):
 
     def sample(self, params, rng):
         n, m = rng.randint(3, params["MAX_N_M"]), rng.randint(3, params["MAX_N_M"])
-        mod = rng.choice(PRIMES)
+        mod = rng.choice(PRIME_MODULI)
         fib = [0, 1]
         while len(fib) <= max(n, m):
             fib.append((fib[-1] + fib[-2]) % mod)

@@ -9,11 +9,8 @@ dominated students by inclusion-exclusion: sum_{i>=K} (-1)^(i-K) C(i, K) C(N-1, 
 
 from math import comb, prod
 
-from environments._common import PRIME_MODULI, ModCountingEnvironment, mod_output_format
+from environments._common import BIG_PRIME_MODULI, ModCountingEnvironment, mod_output_format
 from rlve_jax.env import grow_1p1
-
-
-MAX_SCORE = 20  # upper bounds U[j] are drawn from [1, MAX_SCORE]
 
 
 def count_grade_tables(n: int, bounds: list[int], beaten: list[int], k: int) -> int:
@@ -34,11 +31,14 @@ class GradeRankingCounting(ModCountingEnvironment):
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
-        bounds = [rng.randint(1, MAX_SCORE) for _ in range(m)]
-        scores = [[rng.randint(1, u) for u in bounds] for _ in range(n)]  # the planted table
+        bounds = [rng.randint(1, n) for _ in range(m)]
+        losers = set(rng.sample(range(1, n), rng.randint(0, n - 1)))  # planted never above student 0
+        first = [rng.randint(1, u) for u in bounds]
+        scores = [first] + [[rng.randint(1, first[j] if s in losers else u) for j, u in enumerate(bounds)]
+                            for s in range(1, n)]  # the planted table
         beaten = [sum(scores[s][j] > scores[0][j] for s in range(1, n)) for j in range(m)]
         dominated = sum(all(scores[s][j] <= scores[0][j] for j in range(m)) for s in range(1, n))
-        mod = rng.choice(PRIME_MODULI)
+        mod = rng.choice(BIG_PRIME_MODULI)
         return {"N": n, "M": m, "U": bounds, "R": beaten, "K": dominated, "MOD": mod,
                 "gold": count_grade_tables(n, bounds, beaten, dominated) % mod}
 

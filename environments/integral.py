@@ -11,7 +11,7 @@ class Integral(FormulaEnvironment):
         return (
             f"You are given the derivative of a function: F'(x) = {data['derivative']}\n"
             "Please find an antiderivative F(x), i.e. any function whose derivative is the expression above.\n\n"
-            + self.output_format("sin(2*x)/2")
+            + self.output_format(data, "sin(2*x)/2")
         )
 
     def reference(self, problem):

@@ -5,6 +5,8 @@ import re
 from rlve_jax.env import INVALID, Environment, FormatError, parse_lines
 
 ACTION = re.compile(r"(fill|empty)\s+([0-9]+)|pour\s+([0-9]+)\s+([0-9]+)", re.IGNORECASE | re.ASCII)
+STEPS = tuple(range(3, 11)) + tuple(range(15, 51, 5))  # the original's 16 walk lengths
+ACTION_WEIGHTS = (0.1, 0.1, 0.8)  # Fill, Empty, Pour
 
 
 def apply(action: list[int], volumes: list[int], capacities: list[int]) -> None:
@@ -28,26 +30,40 @@ class JugPuzzle(Environment):
     name = "JugPuzzle"
 
     def levels(self, difficulty):
-        return [{"N": 3 + difficulty, "steps": steps} for steps in range(3, 51)]
+        return [{"N": 3 + difficulty, "steps": steps} for steps in STEPS]
 
     def sample(self, params, rng):
+        """The original's random walk: `steps` effective actions (type Fill/Empty/Pour with weights
+        0.1/0.1/0.8, then uniform jugs; redrawn until the action changes the state). After each action the
+        positive volumes present, minus every earlier candidate, every capacity and every capacity
+        difference, are the candidates; when there are any, the target becomes one of them and the
+        reference the actions so far. Before the walk the target is a uniform jug's capacity ("Fill j")."""
         n = params["N"]
-        while True:
-            capacities = [rng.randint(2, 10 * n) for _ in range(n)]
-            volumes, actions = [0] * n, []
-            for _ in range(params["steps"]):
-                moves = [[0, i] for i in range(n) if volumes[i] < capacities[i]]
-                moves += [[1, i] for i in range(n) if volumes[i] > 0]
-                moves += [[2, i, j] for i in range(n) for j in range(n)
-                          if i != j and volumes[i] > 0 and volumes[j] < capacities[j]]
-                action = rng.choice(moves)
-                apply(action, volumes, capacities)
-                actions.append(action)
-            present = sorted({v for v in volumes if v > 0})
-            if present:  # prefer a volume that one Fill cannot produce
-                target = rng.choice([v for v in present if v not in capacities] or present)
-                return {"capacities": capacities, "target": target,
-                        "reference": "\n".join(map(action_text, actions))}
+        capacities = [rng.randint(2, 10 * n) for _ in range(n)]
+        jug = rng.randrange(n)
+        target, reference = capacities[jug], [[0, jug]]
+        excluded = set(capacities) | {a - b for a in capacities for b in capacities}
+        volumes, actions = [0] * n, []
+        for _ in range(params["steps"]):
+            while True:
+                kind = rng.choices((0, 1, 2), weights=ACTION_WEIGHTS)[0]
+                if kind == 2:
+                    i, j = rng.randrange(n), rng.randrange(n)
+                    if i != j and volumes[i] > 0 and volumes[j] < capacities[j]:
+                        action = [2, i, j]
+                        break
+                else:
+                    i = rng.randrange(n)
+                    if volumes[i] < capacities[i] if kind == 0 else volumes[i] > 0:
+                        action = [kind, i]
+                        break
+            apply(action, volumes, capacities)
+            actions.append(action)
+            candidates = sorted({v for v in volumes if v > 0} - excluded)
+            if candidates:
+                target, reference = rng.choice(candidates), list(actions)
+                excluded.update(candidates)
+        return {"capacities": capacities, "target": target, "reference": "\n".join(map(action_text, reference))}
 
     def prompt(self, data):
         capacities = data["capacities"]

@@ -5,7 +5,7 @@ reads X[i][j] = j for j < k_i and j + 1 otherwise, and the diagonal condition ho
 k_(i-1) <= k_i + 1 or k_i >= M - 1. A DP over the missing values counts the matrices.
 """
 
-from environments._common import PRIME_MODULI, ModCountingEnvironment, mod_output_format
+from environments._common import BIG_PRIME_MODULI, ModCountingEnvironment, mod_output_format
 from rlve_jax.env import grow_1p1
 
 
@@ -25,7 +25,7 @@ class KiddingMe(ModCountingEnvironment):
 
     def sample(self, params, rng):
         n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
-        mod = rng.choice(PRIME_MODULI)
+        mod = rng.choice(BIG_PRIME_MODULI)
         return {"N": n, "M": m, "MOD": mod, "gold": count_matrices(n, m) % mod}
 
     def prompt(self, data):

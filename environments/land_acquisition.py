@@ -43,6 +43,15 @@ def grouping_cost(groups: list[list[int]], widths: list[int], lengths: list[int]
     return sum(max(widths[i] for i in g) * max(lengths[i] for i in g) for g in groups)
 
 
+def best_naive_cost(widths: list[int], lengths: list[int]) -> int:
+    """The cheapest of the original's naive groupings: one group, all singletons, or the plots sorted by
+    (W, L) cut into a prefix and a suffix group."""
+    n = len(widths)
+    order = sorted(range(n), key=lambda i: (widths[i], lengths[i]))
+    splits = [grouping_cost([order[:k], order[k:]], widths, lengths) for k in range(1, n)]
+    return min([grouping_cost([order], widths, lengths), sum(w * h for w, h in zip(widths, lengths)), *splits])
+
+
 class LandAcquisition(Environment):
     name = "LandAcquisition"
 
@@ -51,9 +60,12 @@ class LandAcquisition(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        widths = [rng.randint(1, n * n) for _ in range(n)]
-        lengths = [rng.randint(1, n * n) for _ in range(n)]
-        best, groups = optimal_groups(widths, lengths)
+        while True:  # as the original: redraw while a naive grouping is already optimal
+            widths = [rng.randint(1, n * n) for _ in range(n)]
+            lengths = [rng.randint(1, n * n) for _ in range(n)]
+            best, groups = optimal_groups(widths, lengths)
+            if best < best_naive_cost(widths, lengths):
+                break
         return {"W": widths, "L": lengths, "optimum": best,
                 "reference": "\n".join(" ".join(str(i + 1) for i in g) for g in groups)}
 

@@ -59,7 +59,7 @@ class LIS_LDS_Concatenation(Environment):
 
     def score(self, data, answer):
         indices = parse_increasing_indices(answer, len(data["A"]))
-        if indices is None or not is_bitonic([data["A"][i] for i in indices]):
+        if not indices or not is_bitonic([data["A"][i] for i in indices]):
             return INVALID
         return fraction_reward(len(indices), data["best"], 5)
 

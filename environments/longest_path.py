@@ -2,7 +2,7 @@
 
 from environments._common import drop_last_tokens, maximization_reward
 from environments._graphs import DENSITIES_005_095, WEIGHTED_ARCS, density_levels, graph_text, pair_count, random_pairs
-from rlve_jax.env import Environment, parse_ints
+from rlve_jax.env import Environment, FormatError, parse_ints
 
 
 def longest_simple_path(n: int, edges: list[list[int]]) -> list[int]:
@@ -66,8 +66,10 @@ class LongestPath(Environment):
 
     def score(self, data, answer):
         path = parse_ints(answer)
+        if not path:
+            raise FormatError("empty path")  # the original: an empty answer is a format error (-1)
         weight = {(s, t): w for s, t, w in data["edges"]}
-        if (not path or len(set(path)) != len(path) or any(not 0 <= v < data["N"] for v in path)
+        if (len(set(path)) != len(path) or any(not 0 <= v < data["N"] for v in path)
                 or any(e not in weight for e in zip(path, path[1:]))):
             return -0.5
         return maximization_reward(sum(weight[e] for e in zip(path, path[1:])), data["optimum"], beta=5)

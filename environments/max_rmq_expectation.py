@@ -1,6 +1,6 @@
 """MaxRMQExpectation: E[max over the query intervals of the interval minimum] for a uniform random array."""
 
-from environments._common import BIG_PRIME_MODULI, ModCountingEnvironment
+from environments._common import PRIME_MODULI, ModCountingEnvironment
 from environments._numbers import fraction_mod
 
 
@@ -38,7 +38,7 @@ class MaxRMQExpectation(ModCountingEnvironment):
         n = params["N"]
         x, q = rng.randint(2, n), rng.randint(1, n)
         intervals = [sorted((rng.randint(1, n), rng.randint(1, n))) for _ in range(q)]
-        mod = rng.choice(BIG_PRIME_MODULI)
+        mod = rng.choice(PRIME_MODULI)
         return {"N": n, "X": x, "intervals": intervals, "mod": mod,
                 "gold": fraction_mod(total_of_max_min(n, x, intervals), x ** n, mod)}
 

@@ -32,7 +32,9 @@ class MaxWeightPalindromicSubstring(Environment):
         )
 
     def score(self, data, answer):
-        if not check_length(answer) or answer != answer[::-1]:
+        if not check_length(answer):
+            return 0.0  # as the original: the empty string is a palindrome of value 0
+        if answer != answer[::-1]:
             return INVALID
         value = len(answer) * occurrences(data["S"], answer) if len(answer) <= len(data["S"]) else 0
         return (value / data["best_value"]) ** 5

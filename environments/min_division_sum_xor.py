@@ -7,7 +7,7 @@ from operator import or_
 
 from environments._common import minimization_reward
 from environments._segmentation import batch_sums, ends_text, parse_batch_ends
-from rlve_jax.env import INVALID, Environment, grow_1p1
+from rlve_jax.env import INVALID, Environment, FormatError, grow_1p1
 
 
 def fewest_batches_within(values: list[int], allowed: int) -> tuple[int, list[int]]:
@@ -63,6 +63,8 @@ class MinDivisionSumXor(Environment):
         )
 
     def score(self, data, answer):
+        if not answer.strip():
+            raise FormatError("empty answer")  # the original: an empty answer is a format error (-1)
         ends = parse_batch_ends(answer, len(data["A"]))
         if ends is None or len(ends) > data["K"]:
             return INVALID

@@ -4,9 +4,9 @@ import networkx as nx
 
 from environments._common import minimization_reward
 from environments._graphs import graph_text, pair_count, random_pairs
-from rlve_jax.env import Environment, FormatError, grow_1p1, parse_ints
+from rlve_jax.env import Environment, FormatError, grow_1p1, parse_ints, sweep
 
-DENSITIES = (0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
+DENSITIES = (0.01,) + sweep(0.05, 0.5, 0.05)  # the original's 11 values
 
 
 class MinimumCost_MaximumFlow(Environment):
@@ -16,16 +16,17 @@ class MinimumCost_MaximumFlow(Environment):
         return [{"N": grow_1p1(4, difficulty), "edge_density": rho} for rho in DENSITIES]
 
     def sample(self, params, rng):
-        """A planted path 0 -> ... -> N-1 guarantees a positive flow; no edge enters 0 or leaves N-1."""
+        """A planted path 0 -> ... -> N-1 of U[2, min(5, N-1)] edges with capacities U[5, 10] guarantees a
+        positive flow; the other edges (capacity U[1, 10]) never enter 0 or leave N-1."""
         n = params["N"]
-        middle = rng.sample(range(1, n - 1), rng.randint(0, n - 2))
+        middle = rng.sample(range(1, n - 1), rng.randint(2, min(5, n - 1)) - 1)
         path = [0] + middle + [n - 1]
-        planted = [[a, b] for a, b in zip(path, path[1:])]
+        planted = [[a, b, rng.randint(5, 10), rng.randint(1, 10)] for a, b in zip(path, path[1:])]
         forbidden = planted + [[v, 0] for v in range(1, n)] + [[n - 1, v] for v in range(n - 1)]
         extra = max(0, int(params["edge_density"] * pair_count(n, directed=True)) - len(planted))
-        pairs = planted + random_pairs(n, extra, rng, directed=True, exclude=forbidden)
-        rng.shuffle(pairs)
-        edges = [[s, t, rng.randint(1, 10), rng.randint(1, 10)] for s, t in pairs]
+        others = random_pairs(n, extra, rng, directed=True, exclude=forbidden)
+        edges = planted + [[s, t, rng.randint(1, 10), rng.randint(1, 10)] for s, t in others]
+        rng.shuffle(edges)
         graph = nx.DiGraph()
         for s, t, capacity, cost in edges:
             graph.add_edge(s, t, capacity=capacity, weight=cost)

@@ -1,7 +1,7 @@
 """Minimum_CrossingEdges_GraphPartition: split the vertices into exactly K non-empty sets cutting the fewest edges."""
 
 from environments._common import adjacency_masks, minimization_reward
-from environments._graphs import DENSITIES_002_095, density_levels, graph_text, pair_count, random_pairs
+from environments._graphs import DENSITIES_L11, density_levels, graph_text, pair_count, random_pairs
 from rlve_jax.env import Environment, parse_ints
 
 
@@ -54,7 +54,7 @@ class Minimum_CrossingEdges_GraphPartition(Environment):
     name = "Minimum_CrossingEdges_GraphPartition"
 
     def levels(self, difficulty):
-        return density_levels(3 + difficulty, DENSITIES_002_095)
+        return density_levels(3 + difficulty, DENSITIES_L11)
 
     def sample(self, params, rng):
         n = params["N"]

@@ -3,7 +3,7 @@
 import networkx as nx
 
 from environments._common import drop_last_tokens, minimization_reward, parse_flat_pairs, random_tree
-from environments._graphs import DENSITIES_01_09, WEIGHTED_ARCS, density_levels, graph_text, pair_count, random_pairs
+from environments._graphs import DENSITIES_L7, WEIGHTED_ARCS, density_levels, graph_text, random_pairs
 from rlve_jax.env import Environment, grow_1p1
 
 
@@ -12,20 +12,21 @@ class MinimumDirectedSpanningTree(Environment):
 
     def levels(self, difficulty):
         n = grow_1p1(4, difficulty)
-        return density_levels(n, DENSITIES_01_09, min_edges=n, directed=True)
+        return density_levels(n, DENSITIES_L7, min_edges=n, directed=True)
 
     def sample(self, params, rng):
         """A planted arborescence (a random tree oriented away from its first vertex) guarantees existence;
-        edges into the root would never be usable, so none are drawn."""
+        the extra arcs are uniform over all absent ordered pairs (arcs into the root included, as in the
+        original, though no arborescence uses them), weights U[1, floor(density * N(N-1))]."""
         n = params["N"]
         planted = random_tree(n, rng)
         root = planted[0][0]
-        extra = int(params["edge_density"] * pair_count(n, directed=True)) - (n - 1)
-        pairs = planted + random_pairs(n, extra, rng, directed=True, exclude=planted + [[v, root] for v in range(n)])
+        total = int(params["edge_density"] * n * (n - 1))
+        pairs = planted + random_pairs(n, total - (n - 1), rng, directed=True, exclude=planted)
         rng.shuffle(pairs)
-        edges = [[s, t, rng.randint(1, len(pairs))] for s, t in pairs]
+        edges = [[s, t, rng.randint(1, max(1, total))] for s, t in pairs]
         graph = nx.DiGraph()
-        graph.add_weighted_edges_from(edges)
+        graph.add_weighted_edges_from(e for e in edges if e[1] != root)  # so networkx keeps this root
         tree = sorted(nx.minimum_spanning_arborescence(graph).edges)
         weight = {(s, t): w for s, t, w in edges}
         return {"N": n, "root": root, "edges": edges, "optimum": sum(weight[e] for e in tree),

@@ -4,7 +4,7 @@ from fractions import Fraction
 
 from environments._common import DisjointSets
 from environments._graphs import RATIOS_1_3, WEIGHTED_EDGES, graph_text, random_pairs, ratio_levels
-from rlve_jax.env import Environment, grow_1p1, parse_ints
+from rlve_jax.env import Environment, FormatError, grow_1p1, parse_ints
 
 
 def best_ratio_path(n: int, edges: list[list[int]]) -> list[int]:
@@ -56,13 +56,15 @@ class MinimumRatioPath(Environment):
         return ratio_levels(grow_1p1(4, difficulty), RATIOS_1_3)
 
     def sample(self, params, rng):
-        """A planted path 0 -> (all other vertices in random order) -> N-1 keeps the ends connected."""
+        """A planted path 0 -> (all other vertices in random order) -> N-1 keeps the ends connected; as in
+        the original, the pair (0, N-1) is never an extra edge (else the one-edge path would often be optimal)."""
         n = params["N"]
         middle = list(range(1, n - 1))
         rng.shuffle(middle)
         order = [0] + middle + [n - 1]
         planted = [[a, b] for a, b in zip(order, order[1:])]
-        pairs = planted + random_pairs(n, int(params["edge_ratio"] * n) - len(planted), rng, exclude=planted)
+        pairs = planted + random_pairs(n, int(params["edge_ratio"] * n) - len(planted), rng,
+                                       exclude=planted + [[0, n - 1]])
         rng.shuffle(pairs)
         oriented = (p if rng.random() < 0.5 else p[::-1] for p in pairs)
         edges = [[u, v, rng.randint(1, 5 * len(pairs))] for u, v in oriented]
@@ -84,7 +86,9 @@ class MinimumRatioPath(Environment):
     def score(self, data, answer):
         n = data["N"]
         path = parse_ints(answer)
-        if not path or path[0] != 0 or path[-1] != n - 1 or any(not 0 <= v < n for v in path):
+        if not path:
+            raise FormatError("empty path")  # the original: an empty answer is a format error (-1)
+        if path[0] != 0 or path[-1] != n - 1 or any(not 0 <= v < n for v in path):
             return -0.5
         ratio = path_ratio(data["edges"], path)
         if ratio is None:

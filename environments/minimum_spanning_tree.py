@@ -1,7 +1,7 @@
 """MinimumSpanningTree (held-out): a minimum-weight spanning tree of a connected weighted graph."""
 
 from environments._common import DisjointSets, drop_last_tokens, edge_lines, minimization_reward, random_tree
-from environments._graphs import DENSITIES_01_09
+from environments._graphs import DENSITIES_L7
 from rlve_jax.env import INVALID, Environment, FormatError, grow_1p1, parse_ints
 
 def kruskal(n: int, edges: list[list[int]]) -> list[list[int]]:
@@ -14,7 +14,7 @@ class MinimumSpanningTree(Environment):
 
     def levels(self, difficulty):
         n = grow_1p1(4, difficulty)
-        return [{"N": n, "edge_density": d} for d in DENSITIES_01_09 if int(d * n * (n - 1) / 2) > n - 1]
+        return [{"N": n, "edge_density": d} for d in DENSITIES_L7 if int(d * n * (n - 1) / 2) > n - 1]
 
     def sample(self, params, rng):
         n = params["N"]

@@ -60,10 +60,11 @@ class MinimumSpanningTreeCounting(Environment):
         return ratio_levels(grow_1p1(4, difficulty), RATIOS_1_5)
 
     def sample(self, params, rng):
-        """Few distinct weights (about #edges/10) create ties, hence many minimum spanning trees."""
+        """Few distinct weights (about #edges/10, at least two) create ties, hence many minimum spanning trees."""
         n = params["N"]
         pairs = random_connected_graph(n, int(params["edge_ratio"] * n), rng)
-        edges = [[u, v, rng.randint(1, max(1, len(pairs) // 10))] for u, v in pairs]
+        top = max(1, int(params["edge_ratio"] * n / 10)) + 1
+        edges = [[u, v, rng.randint(1, top)] for u, v in pairs]
         mod = rng.randint(2, 10 ** 4)
         return {"N": n, "edges": edges, "MOD": mod, "reference": str(count_minimum_spanning_trees(n, edges) % mod)}
 

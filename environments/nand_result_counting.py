@@ -39,10 +39,17 @@ class NANDResultCounting(CountingEnvironment):
         return [{"N": grow_1p1(3, difficulty), "K": 2 + difficulty}]
 
     def sample(self, params, rng):
+        """The bits are shuffled and cut into U[1, K] groups; each number has its own bias p = U(0, 1) and holds
+        each whole group with probability p. L and R are two independent uniform K-bit values, sorted."""
         n, k = params["N"], params["K"]
-        numbers = [rng.randrange(1 << k) for _ in range(n)]
-        low = rng.randrange(1 << k)
-        high = rng.randint(low, (1 << k) - 1)
+        bits = rng.sample(range(k), k)
+        cuts = sorted(rng.sample(range(1, k), rng.randint(1, k) - 1))
+        groups = [bits[a:b] for a, b in zip([0] + cuts, cuts + [k])]
+        numbers = []
+        for _ in range(n):
+            p = rng.random()
+            numbers.append(sum(1 << b for group in groups if rng.random() < p for b in group))
+        low, high = sorted((rng.randrange(1 << k), rng.randrange(1 << k)))
         classes = bit_classes(numbers, k)
         return {"K": k, "numbers": numbers, "L": low, "R": high,
                 "gold": reachable_at_most(high, classes) - reachable_at_most(low - 1, classes)}

@@ -4,9 +4,12 @@ from environments._numbers import format_polynomial, multiply_polynomials
 from rlve_jax.env import Environment, grow_1p1, parse_ints, positional_match_reward
 
 
+DEGREE_RATIOS = (0.1, 0.3, 0.5, 0.7, 0.9)  # remainder-degree bounds int(N * r), as in the original
+
+
 def random_polynomial(rng, degree: int) -> list[int]:
-    """Coefficients in [-5, 5], constant term first, with a non-zero leading coefficient."""
-    return [rng.randint(-5, 5) for _ in range(degree)] + [rng.choice([c for c in range(-5, 6) if c])]
+    """Coefficients in [-5, 5], constant term first, with a positive leading coefficient in [1, 5]."""
+    return [rng.randint(-5, 5) for _ in range(degree)] + [rng.randint(1, 5)]
 
 
 class PolynomialRemainder(Environment):
@@ -14,7 +17,7 @@ class PolynomialRemainder(Environment):
 
     def levels(self, difficulty):
         n = grow_1p1(3, difficulty)
-        degrees = sorted({2, 3, 4, 5} | {tenths * n // 10 for tenths in range(1, 10)})
+        degrees = sorted({2, 3, 4, 5} | {int(n * r) for r in DEGREE_RATIOS})
         return [{"N": n, "M": m} for m in degrees if 2 <= m <= n]
 
     def sample(self, params, rng):

@@ -1,6 +1,6 @@
 """PowerNest: write a number as a sum of powers of two with exponents written the same way, e.g. 7 = 2(2)+2+2(0)."""
 
-from rlve_jax.env import MAX_ANSWER_CHARS, Environment, FormatError
+from rlve_jax.env import INVALID, MAX_ANSWER_CHARS, Environment, FormatError
 
 # After each token, the tokens that may follow (")" and the end also need the right depth).
 _FOLLOWERS = {"start": "2", "2": "(+)$", "(": "20", "0": ")", ")": "+)$", "+": "2"}
@@ -55,11 +55,13 @@ class PowerNest(Environment):
 
     def score(self, data, answer):
         text = "".join(answer.split())
-        if not text or len(text) > MAX_ANSWER_CHARS:
-            raise FormatError("empty or overlong answer")
+        if not text:
+            return INVALID  # as the original: an empty answer is invalid (-0.5), not a format error
+        if len(text) > MAX_ANSWER_CHARS:
+            raise FormatError("overlong answer")
         if text == data["reference"]:
             return 1.0
-        return 0.0 if is_well_formed(text) else -0.5
+        return 0.0 if is_well_formed(text) else INVALID
 
     def perturb(self, problem, answer):
         return f"{answer}+2(0)" if problem.data["number"] % 2 == 0 else f"2+{answer}"  # well formed, not canonical

@@ -3,7 +3,7 @@
 from collections import deque
 
 from environments._graphs import random_pairs, structure_text
-from rlve_jax.env import Environment, grow_1p1, parse_ints
+from rlve_jax.env import Environment, FormatError, grow_1p1, parse_ints
 
 DENSITIES = (0.01, 0.02, 0.03)
 
@@ -74,8 +74,10 @@ class PowerShortcut(Environment):
 
     def score(self, data, answer):
         route = parse_ints(answer)
+        if not route:
+            raise FormatError("empty route")  # the original: an empty answer is a format error (-1)
         n = data["N"]
-        if not route or route[0] != 0 or route[-1] != n - 1 or any(not 0 <= v < n for v in route):
+        if route[0] != 0 or route[-1] != n - 1 or any(not 0 <= v < n for v in route):
             return -0.5
         hops = hop_targets(n, data["edges"], data["K"])
         if any(not hops[u] >> v & 1 for u, v in zip(route, route[1:])):

@@ -36,8 +36,12 @@ class PythagoreanGraph_IndependentSetCounting(Environment):
 
     def sample(self, params, rng):
         n = params["N"]
-        values = [rng.randint(1, 2 * n) for _ in range(n)]
-        masks = [sum(1 << j for j in range(n) if j != i and primitive_legs(values[i], values[j])) for i in range(n)]
+        while True:  # as the original: redraw until some pair conflicts (else every subset counts)
+            values = [rng.randint(1, 2 * n) for _ in range(n)]
+            masks = [sum(1 << j for j in range(n) if j != i and primitive_legs(values[i], values[j]))
+                     for i in range(n)]
+            if any(masks):
+                break
         mod = rng.randint(2, 1_000_000)
         return {"H": values, "mod": mod, "reference": str((count_independent_sets(masks) - 1) % mod)}
 

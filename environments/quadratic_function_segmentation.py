@@ -1,15 +1,22 @@
 """QuadraticFunctionSegmentation: split an array into consecutive batches maximizing the sum of
 f(batch sum) for a concave quadratic f (APIO 2010 "Commando")."""
 
+import random
 from itertools import accumulate
+from math import prod
 
 from environments._common import maximization_reward
 from environments._segmentation import batch_sums, ends_text, optimal_segmentation, parse_batch_ends
-from rlve_jax.env import INVALID, Environment, grow_1p1
+from rlve_jax.env import INVALID, Environment, FormatError, grow_1p1
 
 
 def total_value(sums: list[int], a: int, b: int, c: int) -> int:
     return sum(a * x * x + b * x + c for x in sums)
+
+
+def random_product(rng: random.Random, n: int, factors: int) -> int:
+    """The product of `factors` independent U[1, n] draws."""
+    return prod(rng.randint(1, n) for _ in range(factors))
 
 
 class QuadraticFunctionSegmentation(Environment):
@@ -19,17 +26,21 @@ class QuadraticFunctionSegmentation(Environment):
         return [{"N": grow_1p1(4, difficulty)}]
 
     def sample(self, params, rng):
+        """The original's draws: A = -U[1, N], B = U[1, product of 3 U[1, N]], C = U[-P, P'] with P, P' products
+        of 5 U[1, N]; redrawn unless the optimum is positive and strictly beats all singletons, one batch and
+        every split into two batches (so no trivial split is the answer)."""
         n = params["N"]
-        values = [rng.randint(1, n) for _ in range(n)]
-        prefix = list(accumulate(values, initial=0))
-        while True:  # f peaks at a random reachable batch sum; redraw until some split has a positive value
+        while True:
+            values = [rng.randint(1, n) for _ in range(n)]
             a = -rng.randint(1, n)
-            peak = rng.randint(1, prefix[-1])
-            b = 2 * -a * peak
-            c = rng.randint(a * peak * peak, -a * peak * peak)
+            b = rng.randint(1, random_product(rng, n, 3))
+            c = rng.randint(-random_product(rng, n, 5), random_product(rng, n, 5))
+            prefix = list(accumulate(values, initial=0))
             best, ends = optimal_segmentation(n, lambda j, i: total_value([prefix[i] - prefix[j]], a, b, c),
                                               maximize=True)
-            if best > 0:
+            trivial = [total_value(values, a, b, c)] + [
+                total_value([prefix[k], prefix[n] - prefix[k]] if k else [prefix[n]], a, b, c) for k in range(n)]
+            if best > 0 and best > max(trivial):
                 break
         return {"A": values, "a": a, "b": b, "c": c, "optimum": best, "reference": ends_text(ends)}
 
@@ -47,6 +58,8 @@ class QuadraticFunctionSegmentation(Environment):
         )
 
     def score(self, data, answer):
+        if not answer.strip():
+            raise FormatError("empty answer")  # the original: an empty answer is a format error (-1)
         ends = parse_batch_ends(answer, len(data["A"]))
         if ends is None:
             return INVALID

@@ -2,7 +2,7 @@
 
 from rlve_jax.env import Environment, FormatError, fraction_reward, parse_ints
 
-CLAUSE_MULTIPLES = tuple(range(10, 51))  # M = floor(m * N) for m = 1.0, 1.1, ..., 5.0 (in tenths)
+CLAUSE_MULTIPLES = tuple(range(10, 51))  # m = 1.0, 1.1, ..., 5.0 in tenths; M = int(m * N) in floating point
 LITERAL_DENSITIES = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 
 
@@ -11,7 +11,9 @@ class SAT(Environment):
 
     def levels(self, difficulty):
         n = 3 + difficulty
-        return [{"N": n, "M": tenths * n // 10, "density": density}
+        # tenths / 10 is the same double as the original's literal m, and int() truncates the float product
+        # as the original does (e.g. 4.6 * 25 = 114.99999... gives 114 clauses, not 115).
+        return [{"N": n, "M": int(tenths / 10 * n), "density": density}
                 for tenths in CLAUSE_MULTIPLES for density in LITERAL_DENSITIES]
 
     def sample(self, params, rng):

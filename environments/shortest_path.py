@@ -2,7 +2,7 @@
 
 from environments._common import edge_lines
 from environments._graphs import all_pairs_shortest, path_between, walk_weight
-from rlve_jax.env import Environment, grow_1p1, parse_ints
+from rlve_jax.env import Environment, FormatError, grow_1p1, parse_ints
 
 EDGE_DENSITIES = (0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 
@@ -48,8 +48,10 @@ class ShortestPath(Environment):
 
     def score(self, data, answer):
         walk = parse_ints(answer)
+        if not walk:
+            raise FormatError("empty path")  # the original: an empty answer is a format error (-1)
         n = data["N"]
-        if not walk or walk[0] != 0 or walk[-1] != n - 1 or any(not 0 <= v < n for v in walk):
+        if walk[0] != 0 or walk[-1] != n - 1 or any(not 0 <= v < n for v in walk):
             return -0.5
         weight = walk_weight(data["edges"], walk)
         if weight is None:

@@ -1,6 +1,6 @@
 """SingingGirlStory: arrays over [1, A] whose given subarrays have given maxima."""
 
-from environments._common import BIG_PRIME_MODULI, ModCountingEnvironment
+from environments._common import PRIME_MODULI, ModCountingEnvironment
 from environments._numbers import count_under_exact_maxima
 
 
@@ -18,9 +18,11 @@ class SingingGirlStory(ModCountingEnvironment):
         planted = [rng.randint(1, a) for _ in range(n)]
         constraints = []
         for _ in range(m):
-            left, right = sorted((rng.randint(1, n), rng.randint(1, n)))
+            length = rng.randint(2, n)
+            left = rng.randint(1, n - length + 1)
+            right = left + length - 1
             constraints.append([left, right, max(planted[left - 1:right])])
-        mod = rng.choice(BIG_PRIME_MODULI)
+        mod = rng.choice(PRIME_MODULI)
         regions = [(list(range(left - 1, right)), value) for left, right, value in constraints]
         return {"N": n, "A": a, "constraints": constraints, "mod": mod,
                 "gold": count_under_exact_maxima([1] * n, regions, a) % mod}

@@ -1,11 +1,10 @@
-"""SpyNetwork (the "spy network" bribery problem): the cheapest set of bribable vertices from which every
-vertex of a digraph is reachable."""
+"""SpyNetwork (the "spy network" bribery problem): the cheapest set of vertices (each has a cost) from which
+every vertex of a digraph is reachable."""
 
 from environments._common import drop_last_tokens
-from environments._graphs import random_pairs
-from rlve_jax.env import Environment, grow_1p1, parse_ints, sweep
+from rlve_jax.env import Environment, grow_1p1, parse_ints
 
-DENSITIES = sweep(0.01, 0.15, 0.01)
+DENSITIES = (0.01, 0.02, 0.03, 0.05, 0.1, 0.15)  # kept when floor(density * N(N-1)) >= 1
 DOMINATED = (0.3, 0.4, 0.5, 0.6, 0.7)
 
 
@@ -25,9 +24,9 @@ def reachable(n: int, edges: list[list[int]], sources: list[int]) -> list[bool]:
     return seen
 
 
-def cheapest_sources(n: int, edges: list[list[int]], cost: list[int | None]) -> list[int]:
+def cheapest_sources(n: int, edges: list[list[int]], cost: list[int]) -> list[int]:
     """A vertex set reaches everything iff it meets every source strongly connected component (one no other
-    component reaches); so take the cheapest bribable vertex of each such component."""
+    component reaches); so take the cheapest vertex (lowest index on ties) of each such component."""
     reach = [reachable(n, edges, [v]) for v in range(n)]
     chosen = []
     for v in range(n):
@@ -36,7 +35,7 @@ def cheapest_sources(n: int, edges: list[list[int]], cost: list[int | None]) -> 
             continue
         if any(reach[u][v] for u in range(n) if not reach[v][u]):
             continue  # reached from outside: not a source component
-        chosen.append(min((u for u in component if cost[u] is not None), key=lambda u: (cost[u], u)))
+        chosen.append(min(component, key=lambda u: (cost[u], u)))
     return chosen
 
 
@@ -45,20 +44,20 @@ class SpyNetwork(Environment):
 
     def levels(self, difficulty):
         n = grow_1p1(4, difficulty)
-        return [{"N": n, "edge_density": rho, "dominated_probability": p} for rho in DENSITIES for p in DOMINATED]
+        return [{"N": n, "edge_density": rho, "dominated_probability": p}
+                for rho in DENSITIES if int(rho * n * (n - 1)) >= 1 for p in DOMINATED]
 
     def sample(self, params, rng):
+        """The original's instance: each spy is secretly "dominated" with the level's probability, and no arc
+        leads from a dominated spy to a non-dominated one; floor(density * N(N-1)) allowed arcs (at most
+        all of them) are drawn uniformly; every spy has a cost U[1, N]. The flags are never shown."""
         n = params["N"]
-        order = rng.sample(range(n), n)
-        cost: list[int | None] = [None] * n
-        edges = []
-        for i, v in enumerate(order):
-            if i == 0 or rng.random() >= params["dominated_probability"]:
-                cost[v] = rng.randint(1, n)
-            else:  # cannot be bribed: someone earlier in the order exposes it, so a solution exists
-                edges.append([order[rng.randrange(i)], v])
-        edges += random_pairs(n, int(params["edge_density"] * n * (n - 1)), rng, directed=True, exclude=edges)
+        dominated = [rng.random() < params["dominated_probability"] for _ in range(n)]
+        allowed = [(s, t) for s in range(n) for t in range(n) if s != t and not (dominated[s] and not dominated[t])]
+        count = min(len(allowed), int(params["edge_density"] * n * (n - 1)))
+        edges = [list(arc) for arc in rng.sample(allowed, count)]
         rng.shuffle(edges)
+        cost = [rng.randint(1, n) for _ in range(n)]
         chosen = cheapest_sources(n, edges, cost)
         return {"N": n, "edges": edges, "cost": cost, "optimum": sum(cost[v] for v in chosen),
                 "reference": " ".join(map(str, chosen))}
@@ -66,12 +65,12 @@ class SpyNetwork(Environment):
     def prompt(self, data):
         n = data["N"]
         arcs = "\n".join(f"{s} -> {t}" for s, t in data["edges"])
-        bribable = " ".join(f"{v}:{c}" for v, c in enumerate(data["cost"]) if c is not None)
+        costs = " ".join(f"{v}:{c}" for v, c in enumerate(data["cost"]))
         return (
             f"There are {n} spies, numbered 0 to {n - 1}. A line `s -> t` below means that spy s holds evidence "
             f"against spy t: once s is under your control, t can be brought under your control too.\n{arcs}\n\n"
-            "Only some spies accept a bribe; each is listed as `spy:cost` (the others cannot be bribed directly):\n"
-            f"{bribable}\n\n"
+            "Every spy accepts a bribe; the cost of each is listed as `spy:cost`:\n"
+            f"{costs}\n\n"
             "Choose spies to bribe so that, following the evidence, every spy eventually comes under your "
             "control, at the minimum total cost.\n\n"
             "Output Format: a single line with the bribed spies, separated by spaces."
@@ -80,7 +79,7 @@ class SpyNetwork(Environment):
     def score(self, data, answer):
         chosen = parse_ints(answer)
         n, cost = data["N"], data["cost"]
-        if len(set(chosen)) != len(chosen) or any(not 0 <= v < n or cost[v] is None for v in chosen):
+        if len(set(chosen)) != len(chosen) or any(not 0 <= v < n for v in chosen):
             return -0.5
         if not all(reachable(n, data["edges"], chosen)):
             return -0.3

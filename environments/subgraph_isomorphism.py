@@ -5,7 +5,7 @@ from itertools import combinations
 from environments._common import distinct_in_range, edge_lines
 from rlve_jax.env import INVALID, Environment, fraction_reward, parse_ints, sweep
 
-DENSITIES = sweep(0.05, 0.95, 0.05)
+DENSITIES = sweep(0.05, 0.95)  # 0.05, 0.15, ..., 0.95; kept when G2 gets at least one edge
 
 
 class SubgraphIsomorphism(Environment):
@@ -13,7 +13,8 @@ class SubgraphIsomorphism(Environment):
     size_keys = ("N2",)
 
     def levels(self, difficulty):
-        return [{"N2": 3 + difficulty, "edge_density": d} for d in DENSITIES]
+        n2 = 3 + difficulty
+        return [{"N2": n2, "edge_density": d} for d in DENSITIES if int(d * n2 * (n2 - 1) / 2) >= 1]
 
     def sample(self, params, rng):
         n2 = params["N2"]

@@ -2,7 +2,7 @@
 
 from math import factorial
 
-from environments._common import BIG_PRIME_MODULI, ModCountingEnvironment
+from environments._common import PRIME_MODULI, ModCountingEnvironment
 from rlve_jax.env import grow_1p5
 
 
@@ -24,7 +24,7 @@ class SumSetMultiplication(ModCountingEnvironment):
     def sample(self, params, rng):
         n = rng.randint(3, params["MAX_N"])
         k = rng.randint(n + 1, params["MAX_K"])
-        mod = rng.choice(BIG_PRIME_MODULI)
+        mod = rng.choice(PRIME_MODULI)
         return {"N": n, "K": k, "mod": mod, "gold": ordered_distinct_product_sum(n, k) % mod}
 
     def prompt(self, data):

@@ -1,9 +1,7 @@
 """SumSpanningTreeGCD: the sum over all spanning trees of the gcd of their edge weights, modulo a prime."""
 
-from environments._common import ModCountingEnvironment, prufer_tree
-from environments._graphs import DENSITIES_01_09, density_levels, random_pairs, structure_text
-
-MOD = 998244353
+from environments._common import PRIME_MODULI, ModCountingEnvironment, random_tree
+from environments._graphs import DENSITIES_L7, density_levels, random_pairs, structure_text
 
 
 def spanning_tree_count(n: int, edges: list[list[int]], mod: int) -> int:
@@ -59,22 +57,24 @@ class SumSpanningTreeGCD(ModCountingEnvironment):
 
     def levels(self, difficulty):
         n = 4 + difficulty
-        return density_levels(n, DENSITIES_01_09, min_edges=n - 1)
+        return density_levels(n, DENSITIES_L7, min_edges=n - 1)
 
     def sample(self, params, rng):
         n = params["N"]
-        factor = rng.randint(2, n)  # the planted tree's weights share it, so its gcd is at least this
-        tree = [[u, v, factor * rng.randint(1, n)] for u, v in prufer_tree(n, rng)]
+        factor = rng.randint(1, n)  # the planted tree's weights share it, so its gcd is at least this
+        tree = [[u, v, factor * rng.randint(1, n)] for u, v in random_tree(n, rng, "coin")]
         others = random_pairs(n, int(params["edge_density"] * n * (n - 1) / 2) - (n - 1), rng, exclude=tree,
                               flip=True)
         edges = tree + [[u, v, rng.randint(1, n * n)] for u, v in others]
         rng.shuffle(edges)
-        return {"N": n, "edges": edges, "mod": MOD, "gold": gcd_sum_over_spanning_trees(n, edges, MOD)}
+        mod = rng.choice(PRIME_MODULI)
+        return {"N": n, "edges": edges, "mod": mod, "gold": gcd_sum_over_spanning_trees(n, edges, mod)}
 
     def prompt(self, data):
         n = data["N"]
         return (
-            structure_text("undirected graph", n, data["edges"], weight="weight") +
+            structure_text("undirected graph", n, [[u + 1, v + 1, w] for u, v, w in data["edges"]], weight="weight",
+                           first=1) +
             "For a spanning tree T of this graph (a set of edges connecting all vertices without cycles), let "
             "gcd(T) be the greatest common divisor of the weights of its edges. Compute the sum of gcd(T) over all "
             f"spanning trees T of the graph, modulo {data['mod']}.\n\n"

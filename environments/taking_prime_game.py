@@ -29,8 +29,10 @@ class TakingPrimeGame(ExactIntegerEnvironment):
 
     def sample(self, params, rng):
         wins, moves = game_table(params["MAX_N"])
+        # As the original: a losing start with probability 0.2, otherwise a uniform winning one.
+        winning = [s for s in range(1, params["MAX_N"] + 1) if wins[s]]
         losing = [s for s in range(1, params["MAX_N"] + 1) if not wins[s]]
-        n = rng.choice(losing) if rng.random() < 0.2 else rng.randint(1, params["MAX_N"])
+        n = rng.choice(losing) if rng.random() < 0.2 else rng.choice(winning)
         return {"N": n, "reference": str(moves[n] if wins[n] else -1)}
 
     def prompt(self, data):

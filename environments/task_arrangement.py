@@ -5,7 +5,7 @@ from itertools import accumulate
 
 from environments._common import minimization_reward
 from environments._segmentation import ends_text, optimal_segmentation, parse_batch_ends
-from rlve_jax.env import INVALID, Environment, grow_1p1
+from rlve_jax.env import INVALID, Environment, FormatError, grow_1p1
 
 
 def schedule_cost(times: list[int], factors: list[int], setup: int, ends: list[int]) -> int:
@@ -55,6 +55,8 @@ class TaskArrangement(Environment):
         )
 
     def score(self, data, answer):
+        if not answer.strip():
+            raise FormatError("empty answer")  # the original: an empty answer is a format error (-1)
         ends = parse_batch_ends(answer, len(data["T"]))
         if ends is None:
             return INVALID

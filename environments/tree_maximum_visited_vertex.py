@@ -2,7 +2,7 @@
 
 from environments._common import adjacency, bfs_order, prufer_tree
 from environments._graphs import structure_text
-from rlve_jax.env import Environment, grow_1p1, parse_ints
+from rlve_jax.env import Environment, FormatError, grow_1p1, parse_ints
 
 
 def best_walk(n: int, edges: list[list[int]], steps: int) -> list[int]:
@@ -72,6 +72,8 @@ class TreeMaximumVisitedVertex(Environment):
 
     def score(self, data, answer):
         walk = parse_ints(answer)
+        if not walk:
+            raise FormatError("empty walk")  # the original: an empty answer is a format error (-1)
         present = {(min(u, v), max(u, v)) for u, v in data["edges"]}
         if len(walk) != data["M"] + 1 or walk[0] != 0:
             return -0.5

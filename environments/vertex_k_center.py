@@ -1,8 +1,8 @@
 """Vertex_KCenter: K vertices minimizing the largest distance from any vertex to its nearest chosen one."""
 
 from environments._common import drop_last_tokens, parse_distinct_indices
-from environments._graphs import (DENSITIES_002_09, all_pairs_distances, density_levels, structure_text,
-                                  weighted_density_graph)
+from environments._graphs import (DENSITIES_L15, all_pairs_distances, density_levels, pair_count,
+                                  random_connected_graph, structure_text)
 from rlve_jax.env import Environment
 
 
@@ -52,11 +52,12 @@ class Vertex_KCenter(Environment):
 
     def levels(self, difficulty):
         n = 4 + difficulty
-        return density_levels(n, DENSITIES_002_09, min_edges=n - 1)
+        return density_levels(n, DENSITIES_L15, min_edges=n - 1)
 
     def sample(self, params, rng):
         n = params["N"]
-        edges = weighted_density_graph(params, 1, n, rng)
+        pairs = random_connected_graph(n, int(params["edge_density"] * pair_count(n)), rng)  # recursive backbone
+        edges = [[u, v, rng.randint(1, n)] for u, v in pairs]
         k = rng.randint(1, n - 1)
         radius, centres = k_center(n, all_pairs_distances(n, edges), k)
         return {"N": n, "K": k, "edges": edges, "optimum": radius, "reference": " ".join(map(str, centres))}

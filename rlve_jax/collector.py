@@ -120,9 +120,13 @@ class Collector:
                 break
         records = GroupRecords(*map(np.concatenate, zip(*rounds)))
         counts = distributed.allgather(np.array([stats.failed_generations, stats.skipped_long_prompts,
-                                                 stats.generated_tokens, stats.peak_cache_bytes], np.int64))
-        stats.failed_generations, stats.skipped_long_prompts, stats.generated_tokens = map(int, counts[:, :3].sum(0))
-        stats.peak_cache_bytes = int(counts[:, 3].max())
+                                                 stats.generated_tokens, stats.verifier_timeouts,
+                                                 stats.verifier_crashes, stats.verifier_errors,
+                                                 stats.peak_cache_bytes], np.int64))
+        (stats.failed_generations, stats.skipped_long_prompts, stats.generated_tokens, stats.verifier_timeouts,
+         stats.verifier_crashes, stats.verifier_errors) = map(int, counts[:, :6].sum(0))
+        stats.peak_cache_bytes = int(counts[:, 6].max())
+        stats.sampled_logprob_sum = float(distributed.allgather(np.array([stats.sampled_logprob_sum])).sum())
         stats.drawn_groups, stats.kept_groups = len(records.owner), len(kept)
         failures = self.pool.take_tally()
         message = failure_budget_message(failures, self.max_failure_share, f"step {step + 1}")
@@ -162,6 +166,9 @@ def rollout_metrics(records: GroupRecords, env_names: Sequence[str], stats: Roll
     rollout/effective_prompt_ratio is the paper's: the share of generated groups whose G rewards
     are not all equal (informative), whether or not the batch had room for them;
     rollout/kept_ratio is the share the update used (capped by prompts_per_step).
+    rollout/entropy is the mean over the step's generated tokens of -log pi(token) under the sampling
+    distribution (softmax(logits / temperature) over the whole vocabulary): a Monte Carlo estimate of
+    the policy's per-token entropy (unbiased with top_p = 1 and top_k off, the training default).
     """
     n = len(records.owner)
     lengths = records.length.reshape(-1) if n else np.zeros(1)
@@ -178,6 +185,10 @@ def rollout_metrics(records: GroupRecords, env_names: Sequence[str], stats: Roll
         "rollout/drawn_groups": stats.drawn_groups,
         "rollout/rounds": stats.rounds,
         "rollout/failed_generations": stats.failed_generations,
+        "rollout/verifier_timeouts": stats.verifier_timeouts,
+        "rollout/verifier_crashes": stats.verifier_crashes,
+        "rollout/verifier_errors": stats.verifier_errors,
+        "rollout/entropy": -stats.sampled_logprob_sum / max(stats.generated_tokens, 1),
         "rollout/skipped_long_prompts": stats.skipped_long_prompts,
         "rollout/generate_tokens_per_s": stats.generated_tokens / max(stats.seconds["generate"], 1e-9),
         "rollout/peak_cache_mib": stats.peak_cache_bytes / 2**20,  # one process's sampler KV cache

@@ -33,6 +33,10 @@ def base_config() -> ml_collections.ConfigDict:
     c.tokenizer = ml_collections.ConfigDict()
     c.tokenizer.path = ""  # "" = the model directory; "tiny" = build the small tokenizer of the tiny run
     c.tokenizer.prompt_format = "chat"  # "chat" (model template, no system prompt, \boxed{}) | "tinyzero"
+    # chat format only: append "Please reason step by step, and put your final answer within \boxed{}." to
+    # the problem. The original sends the problem alone (False reproduces its prompt exactly); the environment
+    # prompts never name the marker, so without the sentence a model boxes its answer only out of habit.
+    c.tokenizer.boxed_instruction = True
 
     c.env = ml_collections.ConfigDict()
     c.env.collection = "C16"  # a collection (C1, C4, C16, C256, C400) or comma-separated identifiers
@@ -127,15 +131,29 @@ def base_config() -> ml_collections.ConfigDict:
     c.eval.top_p = 0.7
     c.eval.max_response_tokens = 0  # 0 = rollout.max_response_tokens
     # Standalone evaluation (mode "eval", configs/eval_*.py):
-    c.eval.suite = "heldout"  # "heldout" or "benchmarks"
-    c.eval.benchmarks = "aime24,aime25,omega500,olympiadbench,bbeh"
-    c.eval.samples = 0  # responses per problem; 0 = 1 for heldout, the benchmark's k (Avg@k) otherwise
+    c.eval.suite = "heldout"  # "heldout", "benchmarks" or "code" (LiveCodeBench only)
+    c.eval.benchmarks = "aime24,aime25,omega500,olympiadbench,bbeh"  # add "livecodebench" for the code suite
+    c.eval.samples = 0  # responses per problem; 0 = 1 for heldout, 16 for code, the benchmark's k (Avg@k) otherwise
+    # The code suite (rlve_jax/code_eval.py): LiveCodeBench's released JSONL, programs run in rlve_jax/sandbox.py.
+    c.eval.code_path = ""  # a test*.jsonl file or the directory holding them (downloaded beforehand)
+    c.eval.code_start_date = ""  # keep problems with contest_date in [start, end] (YYYY-MM-DD; "" = open)
+    c.eval.code_end_date = ""
+    c.eval.sandbox = "namespaces"  # "namespaces" (refuses to run where unavailable) or "none" (no isolation)
+    c.eval.code_timeout_s = 6.0  # per test, as LiveCodeBench; a program gets (t + 1) * tests + 5 s in all
+    c.eval.code_memory_mb = 2048  # address-space limit of each process of a program
+    c.eval.code_workers = 0  # sandboxed programs in flight; 0 = one per CPU core
     c.eval.checkpoint = ""  # a training workdir: evaluate its latest checkpoint's parameters
     c.eval.batch_prompts = 64  # prompts per sampler call
 
     c.log = ml_collections.ConfigDict()
     c.log.tensorboard = True
     c.log.progress = True  # tqdm bar
+    # Weights & Biases (pip install 'rlve_jax[wandb]'; WANDB_MODE=offline writes local files, no account):
+    # the TensorBoard scalars and this config, in one W&B run per workdir (continued on resume).
+    c.log.wandb = False
+    c.log.wandb_project = "rlve_jax"
+    c.log.wandb_name = ""  # "" = the workdir's name
+    c.log.wandb_tags = ""  # comma-separated
     return c
 
 
@@ -210,6 +228,7 @@ DOMAINS: dict[str, Domain] = {
     "model.path": TEXT, "model.preset": TEXT, "model.dtype": choice("float32", "bfloat16", "float16"),
     "model.remat": BOOL, "model.scan_layers": BOOL,
     "tokenizer.path": TEXT, "tokenizer.prompt_format": choice("chat", "tinyzero"),
+    "tokenizer.boxed_instruction": BOOL,
     "env.collection": NON_EMPTY, "env.workers": integer(0), "env.timeout_s": number(0.0, lo_open=True),
     "env.memory_limit_mb": integer(512, also=(0,)), "env.reward_key": choice("reward", "accuracy"),
     "env.max_failure_share": number(0.0, 1.0),
@@ -237,9 +256,13 @@ DOMAINS: dict[str, Domain] = {
     "xla_flags": TEXT,
     "checkpoint.every": integer(1), "checkpoint.keep": integer(1),
     "eval.every": integer(0), "eval.problems": integer(), "eval.temperature": number(0.0), "eval.top_p": PROBABILITY,
-    "eval.max_response_tokens": integer(0), "eval.suite": choice("heldout", "benchmarks"), "eval.benchmarks": TEXT,
+    "eval.max_response_tokens": integer(0), "eval.suite": choice("heldout", "benchmarks", "code"), "eval.benchmarks": TEXT,
     "eval.samples": integer(0), "eval.checkpoint": TEXT, "eval.batch_prompts": integer(1),
-    "log.tensorboard": BOOL, "log.progress": BOOL,
+    "eval.code_path": TEXT, "eval.code_start_date": TEXT, "eval.code_end_date": TEXT,
+    "eval.sandbox": choice("namespaces", "none"), "eval.code_timeout_s": number(0.0, lo_open=True),
+    "eval.code_memory_mb": integer(64), "eval.code_workers": integer(0),
+    "log.tensorboard": BOOL, "log.progress": BOOL, "log.wandb": BOOL, "log.wandb_project": TEXT,
+    "log.wandb_name": TEXT, "log.wandb_tags": TEXT,
 }
 
 

@@ -21,7 +21,12 @@ from typing import Any, ClassVar, Iterator, Sequence
 
 FORMAT_ERROR_REWARD = -1.0
 INVALID = -0.5  # the usual reward for a parseable but infeasible answer (the catalog says where it differs)
-ACCURACY_TOLERANCE = 1e-6
+# Accuracy is exact: reward >= the problem's pass threshold, with no tolerance. The original's 1e-6 let a wrong
+# count pass once (min/max)^beta is within 1e-6 of 1 (answer + 1 at counts above ~10^7); the shared reward
+# helpers below keep every wrong answer strictly below 1, and the few environments whose rewards are
+# floating-point measurements (RootExtraction, SmallestCircle, PolynomialMinimum) set their own threshold.
+ALMOST_ONE = math.nextafter(1.0, 0.0)  # the largest reward below 1: a wrong answer's cap
+FORMAT_TOLERANCE = 1e-6  # the original's format rule: format_ok = reward > -1 + 1e-6
 MAX_ANSWER_CHARS = 100_000  # longer extracted answers are a format error, never parsed
 # Each environment's measured top level (experiments/find_top_levels.py writes it, with its budgets).
 TOP_LEVELS_PATH = Path(__file__).with_name("top_levels.json")
@@ -84,10 +89,10 @@ class Verdict:
 
     @classmethod
     def judge(cls, reward: float, pass_threshold: float) -> "Verdict":
-        """Turn a reward into a verdict with the original's accuracy and format rules."""
-        if reward <= FORMAT_ERROR_REWARD + ACCURACY_TOLERANCE:
+        """Turn a reward into a verdict: the original's format rule, exact accuracy (the original allowed 1e-6)."""
+        if reward <= FORMAT_ERROR_REWARD + FORMAT_TOLERANCE:
             return cls.format_error("format")
-        accuracy = reward >= pass_threshold - ACCURACY_TOLERANCE
+        accuracy = reward >= pass_threshold
         if accuracy:
             reason = "correct"
         elif reward > 0:
@@ -232,17 +237,22 @@ def parse_int_rows(text: str) -> list[list[int]]:
 
 
 def ratio_reward(answer: float, reference: float, beta: float) -> float:
-    """(min/max)^beta for counting answers; both must be positive."""
+    """(min/max)^beta for counting answers; both must be positive.
+
+    A wrong answer stays below 1 even where the float ratio rounds to 1 (counts above ~10^16).
+    """
     if reference == answer:
         return 1.0
     if reference <= 0 or answer <= 0:
         return 0.0
-    return (min(answer, reference) / max(answer, reference)) ** beta
+    return min((min(answer, reference) / max(answer, reference)) ** beta, ALMOST_ONE)
 
 
 def fraction_reward(good: int, total: int, beta: float) -> float:
-    """(good/total)^beta, e.g. satisfied constraints or matching positions."""
-    return 1.0 if total == 0 else (good / total) ** beta
+    """(good/total)^beta, e.g. satisfied constraints or matching positions; below 1 unless good == total."""
+    if good == total or total == 0:
+        return 1.0
+    return min((good / total) ** beta, ALMOST_ONE)
 
 
 def positional_match_reward(answer: Sequence[Any], gold: Sequence[Any], beta: float) -> float:
@@ -401,11 +411,7 @@ class Environment:
         return problem.data.get("reference")
 
     def perturb(self, problem: Problem, answer: str) -> str:
-        """A nearby wrong answer for tests: the last integer in the text moved by max(1, 1%).
-
-        Not just +1: under (min/max)^beta an off-by-one count above ~10^7 is within the 1e-6
-        accuracy tolerance (as in the original), so it would still count as correct.
-        """
+        """A nearby wrong answer for tests: the last integer in the text moved by max(1, 1%)."""
         numbers = list(_INT.finditer(answer))
         if not numbers:
             return answer + " ?"

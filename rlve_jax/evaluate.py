@@ -2,6 +2,7 @@
 
     python -m rlve_jax.main --config=configs/eval_heldout.py --config.model.path=DIR
     python -m rlve_jax.main --config=configs/eval_benchmarks.py --config.model.path=DIR
+    python -m rlve_jax.main --config=configs/eval_code.py --config.model.path=DIR --config.eval.code_path=DATA
     python -m rlve_jax.evaluate build-heldout --out data/heldout_test.jsonl   # regenerate the frozen set
 
 Every answer is judged in the worker pool (hard time and memory limits): environment
@@ -257,17 +258,25 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
     """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
+    from rlve_jax import code_eval
+
+    code = config.eval.suite == "code"
     if config.eval.suite == "heldout":
         suites = {"heldout": (heldout_subset(load_problems(), config.eval.problems), config.eval.samples or 1)}
     elif config.eval.suite == "benchmarks":
         names = [n.strip() for n in config.eval.benchmarks.split(",") if n.strip()]
-        unknown = [n for n in names if n not in BENCHMARKS]
+        unknown = [n for n in names if n not in BENCHMARKS and n != code_eval.NAME]
         if unknown:
-            raise ValueError(f"unknown benchmarks {unknown}; known: {sorted(BENCHMARKS)}")
+            raise ValueError(f"unknown benchmarks {unknown}; known: {sorted(BENCHMARKS) + [code_eval.NAME]}")
         first = config.eval.problems if config.eval.problems > 0 else None  # a smoke-test cap
-        suites = {n: (load_benchmark(n)[:first], config.eval.samples or BENCHMARKS[n][1]) for n in names}
+        suites = {n: (load_benchmark(n)[:first], config.eval.samples or BENCHMARKS[n][1])
+                  for n in names if n != code_eval.NAME}
+        code = code_eval.NAME in names
+    elif config.eval.suite == "code":
+        suites = {}
     else:
-        raise ValueError(f"eval.suite must be 'heldout' or 'benchmarks', got {config.eval.suite!r}")
+        raise ValueError(f"eval.suite must be 'heldout', 'benchmarks' or 'code', got {config.eval.suite!r}")
+    code_suite = code_eval.prepare(config) if code else None  # data and sandbox checked before the model loads
     policy = eval_policy(config, workdir)
     results = {}
     with EnvPool(config.env.workers, config.env.timeout_s, config.env.memory_limit_mb,
@@ -282,11 +291,16 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
             results[name] = summary
             if not distributed.is_primary():
                 continue
-            with open(workdir / f"{name}_responses.jsonl", "w", encoding="utf-8") as f:
+            responses_path, summary_path = workdir / f"{name}_responses.jsonl", workdir / f"{name}_summary.json"
+            with open(responses_path, "w", encoding="utf-8") as f:
                 f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-            (workdir / f"{name}_summary.json").write_text(json.dumps(summary, indent=2))
+            summary_path.write_text(json.dumps(summary, indent=2))
             print(format_summary(f"{name} (Avg@{samples})", summary))
             print(f"{len(problems)} problems in {seconds:.1f} s ({summary['problems_per_second']:.2f} problems/s)")
+            print(f"wrote {summary_path.absolute()} and {responses_path.absolute()}")
+    if code_suite is not None:
+        results[code_eval.NAME] = code_eval.run_suite(config, policy, workdir, *code_suite,
+                                                      write=distributed.is_primary())
     return results
 
 

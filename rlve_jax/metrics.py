@@ -1,4 +1,5 @@
-"""Run metrics: workdir/metrics.jsonl (one record per step), TensorBoard events, a tqdm bar.
+"""Run metrics: workdir/metrics.jsonl (one record per step), TensorBoard events, Weights & Biases
+(optional, log.wandb), a tqdm bar.
 
 A run that starts without a checkpoint starts its metrics clean; a resumed run drops the records
 of steps it will redo (and a torn last line, e.g. from a full disk or a host crash) and tells
@@ -12,6 +13,7 @@ import logging
 import math
 import shutil
 from pathlib import Path
+from typing import Any, Sequence
 
 from tqdm import tqdm
 
@@ -72,11 +74,13 @@ class Progress:
 class MetricsWriter:
     """Writes only when enabled: in a multi-process run, process 0 writes for everyone."""
 
-    def __init__(self, workdir: str | Path, tensorboard: bool = True, enabled: bool = True):
+    def __init__(self, workdir: str | Path, tensorboard: bool = True, enabled: bool = True,
+                 wandb: "WandbWriter | None" = None):
         self.workdir = Path(workdir)
         self.path = self.workdir / "metrics.jsonl"
         self.tb_dir = self.workdir / "tensorboard"  # RL steps; the warm start is its own run (tensorboard/warm_start)
         self.enabled = enabled
+        self.wandb = wandb if enabled else None
         self.tensorboard = tensorboard and enabled
         self.tb = None  # opened on the first write, or by start_fresh / resume_at
         self.tb_warm = None
@@ -95,7 +99,7 @@ class MetricsWriter:
         """A run without a checkpoint: forget the records and events a killed earlier attempt left."""
         if not self.enabled:
             return
-        self.close()
+        self._close_tensorboard()
         self.path.unlink(missing_ok=True)
         shutil.rmtree(self.tb_dir, ignore_errors=True)
         self._open_tensorboard()
@@ -113,6 +117,8 @@ class MetricsWriter:
         with self.path.open("a") as f:
             f.write(json.dumps(record) + "\n")
         self._write_tensorboard(step, record, kind)
+        if self.wandb is not None:
+            self.wandb.write(step, record, kind)
 
     def _write_tensorboard(self, step: int, record: dict, kind: str) -> None:
         if not self.tensorboard:
@@ -154,8 +160,70 @@ class MetricsWriter:
     def progress(self, start: int, total: int, enabled: bool = True, desc: str = "RLVE") -> Progress:
         return Progress(start, total, enabled and self.enabled, desc)
 
-    def close(self) -> None:
+    def _close_tensorboard(self) -> None:
         for writer in (self.tb, self.tb_warm):
             if writer is not None:
                 writer.close()
         self.tb = self.tb_warm = None
+
+    def close(self) -> None:
+        self._close_tensorboard()
+        if self.wandb is not None:
+            self.wandb.close()
+
+
+# ---------------------------------------------------------------------------
+# Weights & Biases (the `wandb` extra: pip install 'rlve_jax[wandb]')
+
+
+class WandbWriter:
+    """The scalars TensorBoard gets, and the run's config, in a W&B run (WANDB_MODE=offline: local files).
+
+    The run id is kept in workdir/wandb_run_id, so a resumed training run continues its W&B run; the
+    steps that run already holds (a resume redoes those after the last checkpoint, with the same values
+    since training is reproducible) are not logged twice. Warm-start records are plotted against
+    warm_start/step, everything else against step.
+    """
+
+    def __init__(self, workdir: str | Path, config: dict[str, Any], project: str = "", name: str = "",
+                 tags: Sequence[str] = ()):
+        try:
+            import wandb
+        except ImportError as error:
+            raise ImportError("log.wandb needs the wandb package: pip install 'rlve_jax[wandb]'") from error
+        workdir = Path(workdir)
+        workdir.mkdir(parents=True, exist_ok=True)
+        id_path = workdir / "wandb_run_id"
+        run_id = id_path.read_text().strip() if id_path.exists() else None  # None: W&B makes one
+        self.run = wandb.init(project=project or None, name=name or workdir.absolute().name, tags=list(tags) or None,
+                              config=config, id=run_id, resume="allow", dir=str(workdir))
+        id_path.write_text(self.run.id)
+        self.resumed_through = int(self.run.summary.get("step", -1))  # last training step the run holds
+        self._defined: set[str] = set()  # axes and key patterns given to define_metric
+
+    def write(self, step: int, record: dict[str, float], kind: str = "train") -> None:
+        scalars = {k: v for k, v in record.items() if k not in ("step", "kind")}
+        if kind == "warm_start":
+            axis = "warm_start/step"
+        elif step <= self.resumed_through:
+            return
+        else:
+            axis, scalars["step"] = "step", step
+        for key in (axis, *scalars):
+            pattern = key if key == axis or "/" not in key else f"{key.split('/', 1)[0]}/*"
+            if pattern not in self._defined:  # each prefix's keys are plotted against its axis
+                self.run.define_metric(pattern, **({} if key == axis else {"step_metric": axis}))
+                self._defined.add(pattern)
+        self.run.log(scalars)
+
+    def close(self) -> None:
+        self.run.finish()
+
+
+def wandb_writer(config, workdir: str | Path, enabled: bool = True) -> WandbWriter | None:
+    """The W&B writer config.log asks for (log.wandb, wandb_project, wandb_name, wandb_tags), or None;
+    only on the process that writes metrics (enabled)."""
+    if not (config.log.wandb and enabled):
+        return None
+    tags = [t.strip() for t in config.log.wandb_tags.split(",") if t.strip()]
+    return WandbWriter(workdir, config.to_dict(), config.log.wandb_project, config.log.wandb_name, tags)

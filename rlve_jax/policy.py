@@ -62,7 +62,8 @@ def load_tokenizer(config: ml_collections.ConfigDict, env_names: Sequence[str],
         raise FileNotFoundError(f"no tokenizer.json in {str(path)!r}: pass --config.tokenizer.path=DIR (or a "
                                 "--config.model.path that holds one, or 'tiny' for the tiny run's tokenizer)")
     tokenizer = Tokenizer.from_dir(path)
-    return tokenizer, PromptFormat.make(config.tokenizer.prompt_format, tokenizer)
+    instruction = "default" if config.tokenizer.boxed_instruction else None  # None: the original's exact prompt
+    return tokenizer, PromptFormat.make(config.tokenizer.prompt_format, tokenizer, instruction)
 
 
 def check_model_config(config: ml_collections.ConfigDict) -> None:

@@ -16,7 +16,7 @@ from flax import nnx
 from rlve_jax import sampler
 from rlve_jax.env import Problem, Verdict
 from rlve_jax.policy import Policy
-from rlve_jax.pool import EnvPool
+from rlve_jax.pool import EnvPool, count_reasons
 from rlve_jax.tokenizer import PromptFormat
 
 
@@ -46,6 +46,10 @@ class RolloutStats:
     rounds: int = 0
     generated_tokens: int = 0
     peak_cache_bytes: int = 0  # the sampler's largest KV cache (one chunk on one process)
+    sampled_logprob_sum: float = 0.0  # the sampler's logprobs of every generated token, summed (entropy)
+    verifier_timeouts: int = 0  # verdicts the pool cut at its time limit
+    verifier_crashes: int = 0  # verdicts whose worker process died (memory limit, segfault)
+    verifier_errors: int = 0  # verdicts where the scorer raised
     seconds: dict = dataclasses.field(default_factory=lambda: {"sample": 0.0, "generate": 0.0, "verify": 0.0})
 
 
@@ -88,12 +92,17 @@ def sample_groups(policy: Policy, model: nnx.Module, pool: EnvPool, problems: Se
         pad_id=policy.tokenizer.pad_id, prompt_ids=ids)
     stats.seconds["generate"] += time.perf_counter() - start
     stats.generated_tokens += int(out.lengths.sum())
+    stats.sampled_logprob_sum += float(out.logprobs.sum(dtype=np.float64))  # 0 after each row's stop token
     stats.peak_cache_bytes = max(stats.peak_cache_bytes, out.peak_cache_bytes)
     start = time.perf_counter()
     responses = [out.tokens[i, :out.lengths[i]].tolist() for i in range(len(out.lengths))]
     texts = [policy.tokenizer.decode(r, skip_special_tokens=True) for r in responses]
     g = settings.samples
     verdicts = pool.verify([kept[i // g] for i in range(len(texts))], texts, policy.prompt_format.markers)
+    reasons = count_reasons(verdicts)
+    stats.verifier_timeouts += reasons.get("timeout", 0)
+    stats.verifier_crashes += reasons.get("crash", 0)
+    stats.verifier_errors += reasons.get("error", 0)
     stats.seconds["verify"] += time.perf_counter() - start
     rows = [slice(i * g, (i + 1) * g) for i in range(len(kept))]
     return [Group(problem, prompts[i], responses[rows[i]], texts[rows[i]],

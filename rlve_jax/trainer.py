@@ -30,7 +30,7 @@ from jax.sharding import PartitionSpec as P
 
 from rlve_jax import dapo, defaults, distributed, evaluate, registry, sharding
 from rlve_jax.checkpoint import Checkpointer, StopRequest
-from rlve_jax.metrics import MetricsWriter
+from rlve_jax.metrics import MetricsWriter, wandb_writer
 from rlve_jax.pool import EnvPool, FailureBudgetExceeded, PoolStats, check_failure_budget
 from rlve_jax.batching import SequenceBatch, bucket, build_sequences, sequence_logprobs
 from rlve_jax.collector import Collection, Collector, rank_within, rollout_metrics
@@ -47,9 +47,16 @@ WARM_START_SEED_OFFSET = 1 << 40  # warm-start problems never share seeds with R
 # The trainer
 
 
+def learning_rate(optim: ml_collections.ConfigDict) -> optax.Schedule:
+    """The learning rate of the update that follows `count` updates: a linear warm-up to a constant."""
+    if optim.warmup_steps:
+        return optax.linear_schedule(0.0, optim.lr, optim.warmup_steps)
+    return optax.constant_schedule(optim.lr)
+
+
 def make_optimizer(optim: ml_collections.ConfigDict) -> optax.GradientTransformation:
     """AdamW with global-norm clipping and a linear warm-up to a constant learning rate."""
-    schedule = optax.linear_schedule(0.0, optim.lr, optim.warmup_steps) if optim.warmup_steps else optim.lr
+    schedule = learning_rate(optim) if optim.warmup_steps else optim.lr  # a float keeps the state schedule-free
     return optax.chain(
         optax.clip_by_global_norm(optim.grad_clip) if optim.grad_clip > 0 else optax.identity(),
         optax.adamw(schedule, b1=optim.b1, b2=optim.b2, eps=optim.eps, weight_decay=optim.weight_decay),
@@ -99,7 +106,8 @@ class Trainer:
         self.batch_sharding = NamedSharding(mesh, P(None, sharding.BATCH))  # [M, b, ...] micro-batches
         self.staging_sharding = NamedSharding(mesh, P(sharding.BATCH))  # [rows, ...] each process's kept rows
         self.assemble = self._make_assemble()
-        self.metrics = MetricsWriter(self.workdir, config.log.tensorboard, enabled=distributed.is_primary())
+        self.metrics = MetricsWriter(self.workdir, config.log.tensorboard, enabled=distributed.is_primary(),
+                                     wandb=wandb_writer(config, self.workdir, distributed.is_primary()))
         self.eval_problems = (evaluate.heldout_subset(evaluate.load_problems(), config.eval.problems)
                               if config.eval.every > 0 else [])
 
@@ -141,6 +149,7 @@ class Trainer:
     def _make_train_step(self):
         graphdef, rest, tx = self.policy.graphdef, self.policy.rest, self.tx
         loss_config, temperature = self.loss_config, self.config.rollout.temperature
+        schedule = learning_rate(self.config.optim)
 
         def micro_loss(params, micro: SequenceBatch):
             model = nnx.merge(graphdef, params, rest)
@@ -162,10 +171,12 @@ class Trainer:
             zeros = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), (shapes[0][0], shapes[0][1], shapes[1]))
             (loss, metrics, grads), _ = jax.lax.scan(body, zeros, batch)
             grads = jax.tree.map(lambda g: g / denominator, grads)
-            grad_norm = optax.global_norm(grads)
+            grad_norm = optax.global_norm(grads)  # before clipping
+            done = optax.tree_utils.tree_get_all_with_path(opt_state, "count")[0][1]  # Adam's update count
             updates, opt_state = tx.update(grads, opt_state, params)
             params = optax.apply_updates(params, updates)
-            return params, opt_state, {"loss": loss / denominator, "grad_norm": grad_norm, **metrics}
+            return params, opt_state, {"loss": loss / denominator, "grad_norm": grad_norm,
+                                       "learning_rate": schedule(done), **metrics}
 
         # Outputs keep the inputs' placement, so the next step reuses this compilation.
         replicated = NamedSharding(self.policy.mesh, P())
@@ -218,6 +229,7 @@ class Trainer:
             self.policy.params, self.opt_state, batch, denominator)
         tokens = max(float(tokens), 1.0)
         result = {"train/loss": float(metrics["loss"]), "train/grad_norm": float(metrics["grad_norm"]),
+                  "train/learning_rate": float(metrics["learning_rate"]),
                   "train/clip_fraction": float(metrics["clip_fraction"]) / tokens}
         if "tis_weight" in metrics:
             result["train/tis_weight"] = float(metrics["tis_weight"]) / tokens

@@ -401,12 +401,13 @@ def test_coloring_and_construction_rewards():
 
 
 def test_spy_network_rewards():
-    data = {"N": 3, "edges": [[0, 1], [1, 2]], "cost": [5, None, 1], "optimum": 5}
+    data = {"N": 3, "edges": [[0, 1], [1, 2]], "cost": [5, 7, 1], "optimum": 5}
     assert reward("SpyNetwork", data, "0") == 1.0
     assert reward("SpyNetwork", data, "0 2") == pytest.approx((5 / 6) ** 3)
     assert reward("SpyNetwork", data, "2") == -0.3
-    assert reward("SpyNetwork", data, "0 1") == -0.5  # spy 1 takes no bribe
+    assert reward("SpyNetwork", data, "0 1") == pytest.approx((5 / 12) ** 3)  # any spy may be bribed
     assert reward("SpyNetwork", data, "0 0") == -0.5
+    assert reward("SpyNetwork", data, "0 3") == -0.5
 
 
 def test_ordering_rewards():

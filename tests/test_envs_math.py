@@ -370,7 +370,9 @@ def test_number_theory_closed_forms():
             value, chain = euler_phi(value), chain + 1
         if chain <= 4:
             assert self_power_sequence_mod.tower_mod(m) == pow(2, 2**65536, m)
-    assert recursive_function.evaluate(2, 3) == 9 and recursive_function.evaluate(3, 3) == 61
+    # the original's halving recursion: f(1, n) = (n // 2 + 2) + (n + 1); f(2, 3) = f(1, 4) + f(1, 6) = 9 + 12
+    assert [recursive_function.evaluate(1, n) for n in range(1, 5)] == [4, 6, 7, 9]
+    assert recursive_function.evaluate(2, 2) == 18 and recursive_function.evaluate(2, 3) == 21
     assert sum_pseudo_euclidean.steps(1, 3) == 1 and sum_pseudo_euclidean.steps(1, 2) == 0
     assert sum_pseudo_euclidean.steps(3, 5) == 2  # (3, 5) -> (6, 2) -> (4, 4)
     rng = random.Random(1)

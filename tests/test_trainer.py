@@ -81,16 +81,21 @@ def test_tiny_run_end_to_end(uninterrupted):
     train = [r for r in records if r["kind"] == "train"]
     assert [r["step"] for r in train] == [0, 1, 2, 3, 4]  # step 0: the initial difficulty ladder
     for key in ("rollout/reward", "rollout/effective_prompt_ratio", "time/generate", "time/verify", "time/train",
-                "difficulty/Division", "rollout/truncation_rate", "train/loss", "train/sampler_logprob_gap"):
+                "difficulty/IntegerFactorizationCounting", "rollout/truncation_rate", "train/loss",
+                "train/sampler_logprob_gap"):
         assert key in train[-1], key
     assert train[-1]["rollout/peak_cache_mib"] > 0 and train[-1]["time/reshard"] >= 0
+    assert train[-1]["train/learning_rate"] == pytest.approx(1e-3)  # configs/tiny.py, no warm-up
+    assert train[-1]["train/grad_norm"] > 0
+    assert 0 < train[-1]["rollout/entropy"] < np.log(512)  # nats per token, below the uniform's (micro vocab)
+    assert all(train[-1][f"rollout/verifier_{k}"] == 0 for k in ("timeouts", "crashes", "errors"))
     for r in train[1:]:  # the paper's ratio counts every informative group, the kept share stops at the batch
         assert r["rollout/effective_prompt_ratio"] >= r["rollout/kept_ratio"] - 1e-9
     assert any(r["kind"] == "warm_start" for r in records)
     assert (workdir / "final_levels.txt").exists()
     assert {p.name for p in (workdir / "plots").iterdir()} >= {"difficulty.png", "reward.png",
                                                                "effective_prompt_ratio.png"}
-    assert "GCDOne_Counting" in result.stdout
+    assert "IntegerFactorizationCounting" in result.stdout
 
 
 def test_resume_after_sigkill_matches_uninterrupted_run(uninterrupted, tmp_path):

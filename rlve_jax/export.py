@@ -1,0 +1,144 @@
+"""A training run's policy -> a Hugging Face checkpoint (for vLLM, SGLang, lm-eval, the Hub).
+
+    python -m rlve_jax.export --workdir RUN [--step N] --out DIR [--dtype bfloat16]
+
+Reads checkpoint N (default: the latest) of the run and the model and tokenizer settings the run
+recorded in it, and writes DIR/config.json, model*.safetensors (sharded with an index past
+--max-shard-gb), the tokenizer files and generation_config.json (the tokenizer's stop ids).
+The parameters are restored onto one device, whatever mesh wrote them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import jax
+from flax import nnx
+
+from rlve_jax import convert
+from rlve_jax.checkpoint import Checkpointer
+from rlve_jax.model import ModelConfig, Transformer
+from rlve_jax.tokenizer import Tokenizer
+
+
+@dataclasses.dataclass(frozen=True)
+class RunModel:
+    """What a run's checkpoint needs to become an HF checkpoint."""
+
+    step: int
+    model: Transformer
+    tokenizer_dir: Path
+    base_config: dict[str, Any]  # the source config.json's fields (token ids, ...); {} for a preset
+
+
+def run_tokenizer_dir(workdir: Path, trained: dict) -> Path:
+    """The tokenizer the run used: its own (the tiny run's), the given one, or the model's."""
+    path = trained["tokenizer"]["path"] or trained["model"]["path"]
+    directory = workdir / "tokenizer" if path == "tiny" else Path(path)
+    if not (directory / "tokenizer.json").is_file():
+        raise FileNotFoundError(f"the run's tokenizer is not at {directory} (no tokenizer.json)")
+    return directory
+
+
+def run_model_config(trained: dict, tokenizer: Tokenizer) -> ModelConfig:
+    """The architecture and parameter layout the run trained (as rlve_jax/policy.py builds it)."""
+    model = trained["model"]
+    overrides = {"remat": model["remat"], "scan_layers": model["scan_layers"],
+                 "param_dtype": model["dtype"], "compute_dtype": model["dtype"]}
+    if model["path"]:
+        if not (Path(model["path"]) / "config.json").is_file():
+            raise FileNotFoundError(f"the run's base model {model['path']!r} has no config.json here; it gives "
+                                    "the architecture and token ids: copy it to that path")
+        return ModelConfig.from_hf(model["path"], **overrides)
+    return ModelConfig.preset(model["preset"], vocab_size=tokenizer.vocab_size, **overrides)
+
+
+def load_run(workdir: str | Path, step: int | None = None) -> RunModel:
+    """The policy of checkpoint `step` (default: the latest) of a training run, on one device."""
+    workdir = Path(workdir)
+    checkpointer = Checkpointer(workdir)
+    try:
+        step = checkpointer.latest_step() if step is None else step
+        if step is None or step not in checkpointer.manager.all_steps():
+            raise FileNotFoundError(f"no checkpoint {'' if step is None else step} under {workdir}/checkpoints "
+                                    f"(steps there: {sorted(checkpointer.manager.all_steps())})")
+        trained = checkpointer.restore_meta(step)["config"]
+        tokenizer_dir = run_tokenizer_dir(workdir, trained)
+        config = run_model_config(trained, Tokenizer.from_dir(tokenizer_dir))
+        abstract = nnx.eval_shape(lambda: Transformer(config, rngs=nnx.Rngs(0)))
+        graphdef, params, rest = nnx.split(abstract, nnx.Param, ...)
+        here = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+        target = jax.tree.map(lambda v: jax.ShapeDtypeStruct(v.shape, v.dtype, sharding=here), params)
+        params = checkpointer.restore_params(step, target)
+    finally:
+        checkpointer.close()
+    base_path = Path(trained["model"]["path"]) / "config.json" if trained["model"]["path"] else None
+    base = json.loads(base_path.read_text()) if base_path else {}
+    return RunModel(step, nnx.merge(graphdef, params, rest), tokenizer_dir, base)
+
+
+def cast(model: Transformer, dtype: str) -> Transformer:
+    """The same model with its parameters stored (and computed) in `dtype`."""
+    config = dataclasses.replace(model.config, param_dtype=dtype, compute_dtype=dtype)
+    graphdef, _ = nnx.split(nnx.eval_shape(lambda: Transformer(config, rngs=nnx.Rngs(0))))
+    return nnx.merge(graphdef, jax.tree.map(lambda x: x.astype(dtype), nnx.state(model)))
+
+
+def token_ids(tokenizer: Tokenizer) -> dict[str, Any]:
+    """config.json / generation_config.json token ids from the tokenizer (every stop id as eos)."""
+    eos = list(tokenizer.eos_ids)
+    ids: dict[str, Any] = {"eos_token_id": eos[0] if len(eos) == 1 else eos, "pad_token_id": tokenizer.pad_id}
+    if tokenizer.special["bos_token"] is not None:
+        ids["bos_token_id"] = tokenizer.token_id(tokenizer.special["bos_token"])
+    return ids
+
+
+def export(workdir: str | Path, out: str | Path, step: int | None = None, dtype: str | None = None,
+           max_shard_bytes: int = 4 << 30) -> Path:
+    """Write the run's policy as an HF checkpoint directory; returns it."""
+    run = load_run(workdir, step)
+    model = cast(run.model, dtype) if dtype else run.model
+    tokenizer = Tokenizer.from_dir(run.tokenizer_dir)
+    ids = token_ids(tokenizer)
+    out = Path(out)
+    convert.save_hf(model, str(out), tokenizer_dir=str(run.tokenizer_dir), base_config={**ids, **run.base_config},
+                    max_shard_bytes=max_shard_bytes)
+    tokenizer_config = out / "tokenizer_config.json"
+    settings = json.loads(tokenizer_config.read_text()) if tokenizer_config.exists() else {}
+    if "tokenizer_class" not in settings:  # e.g. the tiny run's tokenizer: a plain tokenizer.json
+        settings["tokenizer_class"] = "PreTrainedTokenizerFast"
+        tokenizer_config.write_text(json.dumps(settings, indent=1, ensure_ascii=False))
+    generation = out / "generation_config.json"
+    if not generation.exists():  # the base model's is copied with the tokenizer files when it has one
+        generation.write_text(json.dumps({**ids, "eos_token_id": list(tokenizer.eos_ids)}, indent=2))
+    (out / "rlve_export.json").write_text(json.dumps(
+        {"workdir": str(Path(workdir).absolute()), "step": run.step, "dtype": model.config.param_dtype}, indent=2))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m rlve_jax.export", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workdir", required=True, help="the training run's directory (holds checkpoints/)")
+    parser.add_argument("--step", type=int, help="checkpoint step (default: the latest)")
+    parser.add_argument("--out", required=True, help="directory to write the HF checkpoint into")
+    parser.add_argument("--dtype", choices=("float32", "bfloat16", "float16"),
+                        help="parameter dtype of the export (default: the run's)")
+    parser.add_argument("--max-shard-gb", type=float, default=4.0, help="safetensors shard size")
+    args = parser.parse_args(argv)
+    try:
+        out = export(args.workdir, args.out, args.step, args.dtype, int(args.max_shard_gb * 2**30))
+    except FileNotFoundError as error:
+        parser.exit(2, f"error: {error}\n")
+    meta = json.loads((out / "rlve_export.json").read_text())
+    files = sorted(os.listdir(out))
+    print(f"wrote step {meta['step']} of {args.workdir} ({meta['dtype']}) to {out}: {', '.join(files)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,600 @@
+"""Run untrusted programs (model-written code) in a fresh, isolated, resource-limited process.
+
+Isolation comes from Linux namespaces set up by this file itself (standard library and ctypes
+only, no system package): the evaluator starts it once as a single-threaded fork server
+(`python -I -S sandbox.py --serve FD`), which forks one launcher per run; each launcher builds
+the run's namespaces, forks the run's init, and init forks and execs the program. Each run gets:
+
+* a new user, PID, network, mount, IPC and UTS namespace per run: no network (only a downed
+  loopback), no view of other processes (a fresh /proc), and every process left over is killed
+  by the kernel when the run's init process exits;
+* the whole filesystem remounted read-only and nosuid; a fresh size-limited tmpfs as /tmp, the
+  throwaway working directory (and $HOME), holding only the files the caller passed;
+* under root the program runs as an unprivileged uid (`uid`, default 65534), because the kernel
+  never applies RLIMIT_NPROC to root; directories it could not traverse (a Python under /root)
+  are replaced by a tmpfs that exposes only the interpreter's own prefix;
+* rlimits per process: CPU seconds, address space, file size, open files, no core dumps; a
+  process limit per run (RLIMIT_NPROC, counted per user namespace since Linux 5.14); a
+  wall-clock limit; stdout/stderr read up to a cap (the run is killed past it); a minimal
+  environment.
+
+`Sandbox(isolation="none")` is the explicit opt-out: a bare subprocess in a temporary directory
+with the wall-clock and output limits only. `isolation="namespaces"` refuses to run, with one
+line naming the failing step, where the kernel or the container does not allow the namespaces.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+
+ISOLATIONS = ("namespaces", "none")
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 1 << 14, 1 << 18
+MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID = 0x1, 0x2
+AT_FDCWD, AT_EMPTY_PATH, AT_RECURSIVE = -100, 0x1000, 0x8000
+OPEN_TREE_CLONE, MOVE_MOUNT_F_EMPTY_PATH = 1, 0x4
+SYS_OPEN_TREE, SYS_MOVE_MOUNT, SYS_MOUNT_SETATTR = 428, 429, 442  # the same numbers on every architecture
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
+WORKDIR = "/tmp"  # inside the sandbox: a fresh tmpfs
+LAUNCH_SLACK_S = 5.0  # the caller's own deadline beyond the wall limit (namespace setup, teardown)
+
+
+class SandboxUnavailable(RuntimeError):
+    """The requested isolation cannot be set up here (the message names the failing step)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-run limits; cpu, memory, file size and open files apply to each process of the run."""
+
+    cpu_s: float = 10.0  # RLIMIT_CPU: SIGXCPU past it
+    wall_s: float = 20.0  # the whole run, from the program's start
+    memory_mb: int = 2048  # RLIMIT_AS per process
+    processes: int = 32  # tasks (processes and threads) alive at once in the run
+    output_bytes: int = 1 << 24  # stdout cap (stderr: a 64 KiB tail is kept, also capped at this size)
+    disk_mb: int = 64  # the tmpfs working directory's size; also RLIMIT_FSIZE
+    open_files: int = 256  # RLIMIT_NOFILE
+
+
+@dataclass
+class Result:
+    """status: "ok" (exit 0), "exit" (non-zero code), "signal", "timeout", "output_limit" or "error"."""
+
+    status: str
+    exit_code: int | None = None
+    signal: int | None = None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    detail: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """A short human verdict: ok, exit 1, SIGKILL, cpu time limit, wall time limit, output limit."""
+        if self.status == "signal":
+            try:
+                name = signal.Signals(self.signal).name
+            except ValueError:
+                name = f"signal {self.signal}"
+            return {"SIGXCPU": "cpu time limit", "SIGXFSZ": "file size limit"}.get(name, name)
+        if self.status == "exit":
+            return f"exit {self.exit_code}"
+        return {"timeout": "wall time limit", "output_limit": "output limit"}.get(self.status, self.status)
+
+
+def minimal_env() -> dict[str, str]:
+    """What a program sees: no variable of the evaluator's environment is passed on."""
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": WORKDIR, "TMPDIR": WORKDIR, "LANG": "C.UTF-8",
+            "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+@dataclass
+class Sandbox:
+    """`run(argv, files)` executes argv (argv[0] an absolute path) with `files` written into its fresh
+    working directory; thread-safe, so a thread pool can keep several runs in flight."""
+
+    isolation: str = "namespaces"
+    limits: Limits = field(default_factory=Limits)
+    uid: int = 65534  # the unprivileged uid (and gid) programs run as when the evaluator is root
+
+    def __post_init__(self) -> None:
+        if self.isolation not in ISOLATIONS:
+            raise ValueError(f"sandbox isolation must be one of {ISOLATIONS}, got {self.isolation!r}")
+        if self.isolation == "namespaces":
+            self.check()
+
+    def check(self) -> None:
+        """Run a probe once per (isolation, uid) in this process; raise SandboxUnavailable if it fails."""
+        key = (self.isolation, self.uid)
+        if key not in _PROBED:
+            _PROBED[key] = _probe(self)
+        if _PROBED[key]:
+            raise SandboxUnavailable(_PROBED[key])
+
+    def run(self, argv: list[str], files: dict[str, str | bytes] | None = None, stdin: bytes = b"") -> Result:
+        files = {name: data.encode() if isinstance(data, str) else data for name, data in (files or {}).items()}
+        for name in files:
+            if "/" in name or name in ("", ".", ".."):
+                raise ValueError(f"sandbox file names must be plain names, got {name!r}")
+        if self.isolation == "none":
+            return _run_bare(argv, files, stdin, self.limits)
+        return _run_isolated(argv, files, stdin, self.limits, self.uid)
+
+
+_PROBED: dict[tuple[str, int], str] = {}
+
+
+def _probe(box: Sandbox) -> str:
+    """'' when a trivial program runs isolated (no network interface but loopback); else the reason."""
+    code = "import socket, os; print(len(socket.if_nameindex()), os.getcwd())"
+    result = _run_isolated([sys.executable, "-I", "-S", "-c", code], {}, b"", Limits(wall_s=20.0), box.uid)
+    if result.status != "ok":
+        reason = result.detail or result.stderr.decode(errors="replace")[-300:] or result.verdict
+        reason = " ".join(reason.split())  # one line
+        return (f"no sandbox isolation available here ({reason}); set eval.sandbox=none (Sandbox(isolation='none')) "
+                "to run model-written code without isolation")
+    if result.stdout.split() != [b"1", WORKDIR.encode()]:
+        return f"sandbox probe saw an unexpected environment: {result.stdout[:200]!r}"
+    return ""
+
+
+# ---------------------------------------------------------------------------
+# The caller's side
+
+
+def _run_bare(argv: list[str], files: dict[str, bytes], stdin: bytes, limits: Limits) -> Result:
+    """No isolation (explicit opt-out): a fresh process in a temporary directory."""
+    workdir = tempfile.mkdtemp(prefix="rlve_bare_")
+    try:
+        for name, data in files.items():
+            with open(os.path.join(workdir, name), "wb") as f:
+                f.write(data)
+        env = {**minimal_env(), "HOME": workdir, "TMPDIR": workdir}
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                cwd=workdir, env=env, start_new_session=True)
+        writer = os.dup(proc.stdin.fileno())  # _collect closes it once stdin is written
+        proc.stdin.close()
+        out, err, _, verdict, wall = _collect(writer, stdin, proc.stdout.fileno(), proc.stderr.fileno(), None,
+                                              limits, limits.wall_s,
+                                              lambda: _kill(lambda: os.killpg(proc.pid, signal.SIGKILL)))
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    code = proc.returncode
+    if verdict:
+        return Result(verdict, stdout=out, stderr=err, wall_s=wall)
+    if code < 0:
+        return Result("signal", signal=-code, stdout=out, stderr=err, wall_s=wall)
+    return Result("ok" if code == 0 else "exit", exit_code=code, stdout=out, stderr=err, wall_s=wall)
+
+
+def _run_isolated(argv: list[str], files: dict[str, bytes], stdin: bytes, limits: Limits, uid: int) -> Result:
+    """Hand the run to the fork server; its child builds the namespaces and reports on a status pipe."""
+    spec = json.dumps({"argv": argv, "files": {n: d.decode("latin-1") for n, d in files.items()},
+                       "stdin": stdin.decode("latin-1"), "limits": asdict(limits), "uid": uid,
+                       "expose": _interpreter_paths()}).encode()
+    pipes = [os.pipe() for _ in range(4)]  # spec, stdout, stderr, status
+    (spec_r, spec_w), (out_r, out_w), (err_r, err_w), (status_r, status_w) = pipes
+    try:
+        pidfd = _SERVER.start([spec_r, out_w, err_w, status_w])
+    except OSError as e:
+        for fd in (fd for pair in pipes for fd in pair):
+            os.close(fd)
+        return Result("error", detail=f"sandbox fork server: {e}")
+    for fd in (spec_r, out_w, err_w, status_w):
+        os.close(fd)
+    try:
+        out, err, status, verdict, wall = _collect(
+            spec_w, spec, out_r, err_r, status_r, limits, limits.wall_s + LAUNCH_SLACK_S,
+            lambda: _kill(lambda: signal.pidfd_send_signal(pidfd, signal.SIGKILL)))
+    finally:
+        for fd in (out_r, err_r, status_r, pidfd):
+            os.close(fd)
+    try:
+        report = json.loads(status) if status else {}
+    except ValueError:
+        report = {}
+    if verdict == "output_limit" or (not verdict and report.get("status") is None):
+        detail = report.get("error", "") or ("" if verdict else "the sandbox launcher exited without a status")
+        return Result(verdict or "error", stdout=out, stderr=err, wall_s=wall, detail=detail)
+    if verdict == "timeout":  # the launcher's own timer fires first; this is the backstop
+        return Result("timeout", stdout=out, stderr=err, wall_s=wall, detail="launcher deadline")
+    return Result(report["status"], report.get("exit_code"), report.get("signal"), out, err,
+                  report.get("wall_s", wall), report.get("cpu_s", 0.0), report.get("error", ""))
+
+
+def _interpreter_paths() -> list[str]:
+    """The directories the program's Python needs to read (its binary, prefixes, their real paths)."""
+    paths = {os.path.dirname(os.path.realpath(sys.executable)), os.path.dirname(os.path.abspath(sys.executable))}
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
+        paths |= {os.path.abspath(prefix), os.path.realpath(prefix)}
+    return sorted(paths)
+
+
+def _kill(send) -> None:
+    try:
+        send()
+    except ProcessLookupError:
+        pass
+
+
+def _collect(writer: int | None, data: bytes, out_fd: int, err_fd: int, status_fd: int | None, limits: Limits,
+             deadline_s: float, kill) -> tuple[bytes, bytes, bytes, str, float]:
+    """Feed `data` to `writer` (then close it); read stdout, stderr (a 64 KiB tail) and the status until
+    every writer is gone, the deadline passes or stdout/stderr pass the cap (then `kill()`).
+    Returns (stdout, stderr, status, "" | "timeout" | "output_limit", seconds)."""
+    start = time.monotonic()
+    buffers = {out_fd: bytearray(), err_fd: bytearray()}
+    if status_fd is not None:
+        buffers[status_fd] = bytearray()
+    readers = dict(buffers)
+    pending = memoryview(data)
+    os.set_blocking(writer, False)
+    verdict = ""
+    while readers or writer is not None:
+        if writer is not None and not pending:
+            os.close(writer)
+            writer = None
+            continue
+        remaining = deadline_s - (time.monotonic() - start)
+        if remaining <= 0:
+            verdict = "timeout"
+            break
+        readable, writable, _ = select.select(list(readers), [writer] if writer is not None else [], [], remaining)
+        if writable:
+            try:
+                pending = pending[os.write(writer, pending[:1 << 16]):]
+            except BrokenPipeError:
+                pending = pending[:0]
+        for fd in readable:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                del readers[fd]
+                continue
+            buffer = buffers[fd]
+            buffer += chunk
+            if fd == err_fd and len(buffer) > 1 << 16:
+                del buffer[:-(1 << 16)]  # keep the tail: the traceback
+            if fd != status_fd and len(buffer) > limits.output_bytes:
+                verdict = "output_limit"
+        if verdict:
+            break
+    if writer is not None:
+        os.close(writer)
+    if verdict:
+        kill()
+    status = bytes(buffers[status_fd]) if status_fd is not None else b""
+    return (bytes(buffers[out_fd][:limits.output_bytes]), bytes(buffers[err_fd]), status, verdict,
+            time.monotonic() - start)
+
+
+class _ForkServer:
+    """One single-threaded launcher process (this file with --serve) per evaluator process: it forks a
+    child per run, so a run costs a fork instead of an interpreter start. Started on first use,
+    restarted if it died; it exits when the evaluator does (its socket closes)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sock: socket.socket | None = None
+        self._proc: subprocess.Popen | None = None
+        self._owner = -1
+
+    def start(self, fds: list[int]) -> int:
+        """Start one run with these fds (spec read end, stdout, stderr, status write ends); its pidfd."""
+        with self._lock:
+            for attempt in range(2):
+                if self._sock is None or self._owner != os.getpid() or self._proc.poll() is not None:
+                    self._spawn()
+                try:
+                    socket.send_fds(self._sock, [b"r"], fds)
+                    reply, pidfds, _, _ = socket.recv_fds(self._sock, 16, 1)
+                    if reply == b"p" and pidfds:
+                        return pidfds[0]
+                    raise OSError(f"fork server replied {reply!r}")
+                except OSError:
+                    self._close()
+                    if attempt:
+                        raise
+        raise AssertionError("unreachable")
+
+    def _spawn(self) -> None:
+        self._close()
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", os.path.abspath(__file__), "--serve", str(theirs.fileno())],
+                stdin=subprocess.DEVNULL, cwd="/", env=minimal_env(), pass_fds=(theirs.fileno(),),
+                start_new_session=True)
+        finally:
+            theirs.close()
+        self._sock, self._owner = mine, os.getpid()
+
+    def _close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._proc is not None and self._owner == os.getpid():
+            self._proc.kill()
+            self._proc.wait()
+        self._proc = None
+
+
+class _ServerPool:
+    """Fork servers handed out one per run in flight: each forks only its own runs, so runs started
+    from several threads do not queue behind one server (two servers on 2 cores: ~1.4x the runs/s)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[_ForkServer] = []
+
+    def start(self, fds: list[int]) -> int:
+        with self._lock:
+            server = self._idle.pop() if self._idle else _ForkServer()
+        try:
+            return server.start(fds)
+        finally:
+            with self._lock:
+                self._idle.append(server)
+
+
+_SERVER = _ServerPool()
+
+
+# ---------------------------------------------------------------------------
+# The launcher (this file run as a script): namespaces, mounts, limits, then the program
+
+
+_libc = None
+
+
+def _sys(name: str, *args) -> int:
+    """Call a libc function; raise OSError naming it on failure."""
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    result = getattr(_libc, name)(*args)
+    if result < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{name}{args[:2] if name != 'syscall' else args[:1]}: {os.strerror(err)}")
+    return result
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    enc = lambda s: s.encode() if s is not None else None  # noqa: E731
+    _sys("mount", enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data))
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
+                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+
+
+def _readonly_tree() -> None:
+    """Every mount, recursively, read-only and nosuid (mount_setattr, Linux 5.12+)."""
+    attr = _MountAttr(MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0, 0, 0)
+    _sys("syscall", ctypes.c_long(SYS_MOUNT_SETATTR), ctypes.c_int(AT_FDCWD), b"/", ctypes.c_uint(AT_RECURSIVE),
+         ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)))
+
+
+def _expose(paths: list[str], uid: int) -> None:
+    """For paths below a directory `uid` cannot traverse (e.g. /root): cover that directory with an
+    empty tmpfs and move in bind mounts of just these paths, at their own names."""
+    def blocked(directory: str) -> bool:
+        st = os.stat(directory)
+        bit = stat.S_IXUSR if st.st_uid == uid else stat.S_IXGRP if st.st_gid == uid else stat.S_IXOTH
+        return not st.st_mode & bit
+
+    covers: dict[str, list[str]] = {}
+    for path in paths:
+        parts = path.strip("/").split("/")
+        for i in range(1, len(parts)):
+            top = "/" + "/".join(parts[:i])
+            if blocked(top):
+                covers.setdefault(top, []).append(path)
+                break
+    for top, inner in covers.items():
+        inner = [p for p in inner if not any(p != q and p.startswith(q + "/") for q in inner)]
+        trees = [_sys("syscall", ctypes.c_long(SYS_OPEN_TREE), ctypes.c_int(AT_FDCWD), p.encode(),
+                      ctypes.c_uint(OPEN_TREE_CLONE | AT_RECURSIVE)) for p in inner]
+        _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
+        for path, tree in zip(inner, trees):
+            os.makedirs(path, exist_ok=True)
+            _sys("syscall", ctypes.c_long(SYS_MOVE_MOUNT), ctypes.c_int(tree), b"", ctypes.c_int(AT_FDCWD),
+                 path.encode(), ctypes.c_uint(MOVE_MOUNT_F_EMPTY_PATH))
+            os.close(tree)
+
+
+def _enter_namespaces(spec: dict) -> None:
+    """The mount view and the namespaces; afterwards this process is unprivileged outside them."""
+    limits = spec["limits"]
+    root = os.geteuid() == 0
+    uid = spec["uid"] if root else os.geteuid()
+    gid = spec["uid"] if root else os.getegid()
+    if root:  # reach the interpreter with real privileges, then drop them
+        _sys("unshare", ctypes.c_int(CLONE_NEWNS))
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing below propagates back to the host
+        _expose(spec["expose"], uid)
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+        # A uid change makes the process non-dumpable, which leaves /proc/self/*_map owned by root.
+        _sys("prctl", ctypes.c_int(PR_SET_DUMPABLE), ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
+             ctypes.c_ulong(0))
+    # The RLIMIT_NPROC in force here also caps the new user namespace as a whole; it stays the caller's.
+    _sys("unshare", ctypes.c_int(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC
+                                 | CLONE_NEWUTS))
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as f:
+            f.write(text)
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    _readonly_tree()
+    _mount("tmpfs", WORKDIR, "tmpfs", MS_NOSUID | MS_NODEV, f"size={limits['disk_mb']}m,mode=0700,uid={uid},gid={gid}")
+    for name, data in spec["files"].items():
+        with open(os.path.join(WORKDIR, name), "wb") as f:
+            f.write(data.encode("latin-1"))
+    with open(os.path.join(WORKDIR, ".stdin"), "wb") as f:
+        f.write(spec["stdin"].encode("latin-1"))
+
+
+def _set_limits(limits: dict) -> None:
+    cpu = max(1, int(limits["cpu_s"] + 0.999))
+    file_bytes = limits["disk_mb"] << 20
+    for kind, value in ((resource.RLIMIT_CPU, (cpu, cpu + 1)), (resource.RLIMIT_CORE, (0, 0)),
+                        (resource.RLIMIT_AS, (limits["memory_mb"] << 20,) * 2),
+                        (resource.RLIMIT_FSIZE, (file_bytes, file_bytes)),
+                        (resource.RLIMIT_NOFILE, (limits["open_files"],) * 2),
+                        (resource.RLIMIT_NPROC, (limits["processes"],) * 2)):
+        resource.setrlimit(kind, value)
+
+
+def _init(spec: dict, alive_r: int, result_w: int) -> None:
+    """PID 1 of the run: mount /proc, start the program, reap everything, report the program's status."""
+    try:
+        _sys("prctl", ctypes.c_int(PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGKILL), ctypes.c_ulong(0),
+             ctypes.c_ulong(0), ctypes.c_ulong(0))
+        if select.select([alive_r], [], [], 0)[0]:  # the launcher died before PDEATHSIG was armed
+            os._exit(1)
+        _mount("proc", "/proc", "proc", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        child = os.fork()
+        if child == 0:
+            try:
+                os.close(alive_r)
+                os.close(result_w)
+                _set_limits(spec["limits"])
+                _sys("prctl", ctypes.c_int(PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0),
+                     ctypes.c_ulong(0), ctypes.c_ulong(0))
+                os.chdir(WORKDIR)
+                fd = os.open(os.path.join(WORKDIR, ".stdin"), os.O_RDONLY)
+                os.dup2(fd, 0)
+                os.closerange(3, 1 << 16)
+                env = minimal_env()
+                os.execve(spec["argv"][0], spec["argv"], env)
+            except BaseException as e:  # noqa: BLE001 - report anything, never return into init's code
+                os.write(2, f"sandbox: cannot start the program: {e}\n".encode())
+            os._exit(127)
+        _detach_output()
+        while True:
+            pid, status, usage = os.wait4(-1, 0)
+            if pid == child:
+                break
+        os.write(result_w, json.dumps({"wait_status": status, "cpu_s": usage.ru_utime + usage.ru_stime}).encode())
+        os._exit(0)
+    except BaseException as e:  # noqa: BLE001
+        os.write(result_w, json.dumps({"error": f"sandbox init: {e}"}).encode())
+        os._exit(1)
+
+
+def _detach_output() -> None:
+    """Let go of the program's stdout/stderr, so the caller sees their end when the program's processes end."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+
+
+def _run_one(spec_fd: int, status_fd: int) -> None:
+    """One run, in a child of the fork server (stdout/stderr already the program's pipes)."""
+    with os.fdopen(spec_fd, "rb") as f:
+        spec = json.loads(f.read())
+    def report(**fields) -> None:  # closing the pipe at once lets the caller go on during the teardown
+        os.write(status_fd, json.dumps(fields).encode())
+        os.close(status_fd)
+
+    try:
+        _enter_namespaces(spec)
+    except OSError as e:
+        report(error=f"namespace setup failed: {e}")
+        return
+    alive_r, alive_w = os.pipe()
+    result_r, result_w = os.pipe()
+    start = time.monotonic()
+    init = os.fork()
+    if init == 0:
+        os.close(alive_w)
+        os.close(result_r)
+        os.close(status_fd)
+        _init(spec, alive_r, result_w)
+    os.close(alive_r)
+    os.close(result_w)
+    _detach_output()
+    pidfd = os.pidfd_open(init)
+    timed_out = not select.select([pidfd], [], [], spec["limits"]["wall_s"])[0]
+    if timed_out:
+        os.kill(init, signal.SIGKILL)
+    _, _, usage = os.wait4(init, 0)
+    wall = time.monotonic() - start
+    data = os.read(result_r, 1 << 16)
+    info = json.loads(data) if data else {}
+    if timed_out:
+        report(status="timeout", wall_s=wall, cpu_s=usage.ru_utime + usage.ru_stime)
+    elif "wait_status" not in info:
+        report(error=info.get("error", "sandbox init died"), wall_s=wall)
+    else:
+        status = info["wait_status"]
+        if os.WIFSIGNALED(status):
+            report(status="signal", signal=os.WTERMSIG(status), wall_s=wall, cpu_s=info["cpu_s"])
+        else:
+            code = os.WEXITSTATUS(status)
+            report(status="ok" if code == 0 else "exit", exit_code=code, wall_s=wall, cpu_s=info["cpu_s"])
+
+
+def _serve(sock_fd: int) -> None:
+    """The fork server's loop: per request (4 fds), fork a run and answer with its pidfd."""
+    sock = socket.socket(fileno=sock_fd)  # no PDEATHSIG: the thread that started it may end; EOF ends it
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # finished runs are reaped by the kernel: no zombies
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(sock, 16, 4)
+        except OSError:
+            return
+        if not message:  # the evaluator is gone
+            return
+        if len(fds) != 4:
+            for fd in fds:
+                os.close(fd)
+            continue
+        spec_fd, out_fd, err_fd, status_fd = fds
+        pid = os.fork()
+        if pid == 0:
+            try:
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # this run waits for its init
+                sock.close()
+                os.dup2(out_fd, 1)
+                os.dup2(err_fd, 2)
+                for fd in (out_fd, err_fd, devnull):
+                    os.close(fd)
+                _run_one(spec_fd, status_fd)
+            finally:
+                os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        pidfd = os.pidfd_open(pid)
+        socket.send_fds(sock, [b"p"], [pidfd])
+        os.close(pidfd)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--serve"]:
+    _serve(int(sys.argv[2]))
