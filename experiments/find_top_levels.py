@@ -153,10 +153,11 @@ def main() -> None:
     print(f"probing {len(names)} environments up to level {args.max_level} with budgets {budgets}", flush=True)
     for i, name in enumerate(names):
         start = time.perf_counter()
-        # A fresh worker per environment: a process keeps the memory an earlier environment touched, which
-        # would count against the next one. The address-space cap sits above the RSS budget (an
+        # A fresh worker per item (max_tasks=1): a process keeps the memory an earlier item touched, and
+        # its caches (lru_cache, sieves) make a level cheaper after the levels below it, which would
+        # understate a cold worker's cost. The address-space cap sits above the RSS budget (an
         # interpreter reserves more than it touches).
-        with pebble.ProcessPool(max_workers=1, initializer=_init_worker, initargs=(args.memory_mb + 1024,),
+        with pebble.ProcessPool(max_workers=1, max_tasks=1, initializer=_init_worker, initargs=(args.memory_mb + 1024,),
                                 context=multiprocessing.get_context("spawn")) as pool:
             row = probe_env(pool, name, args)
         data["levels"][name] = {**row, "seeds": args.seeds, "probe_wall_s": round(time.perf_counter() - start, 1)}

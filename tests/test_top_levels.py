@@ -10,10 +10,12 @@ import pytest
 
 from rlve_jax import registry
 from rlve_jax.env import DifficultyTooHigh, top_levels
+from envs_for_tests import top_level_item
 from rlve_jax.pool import EnvPool
 
 REPO = Path(__file__).resolve().parents[1]
-PROMPT_CHARS = 65_536  # the prompt budget (the probe's time and memory budgets are the pool's limits below)
+# The budgets experiments/find_top_levels.py measured the top levels with.
+CPU_S, MEMORY_MB, PROMPT_CHARS = 2.0, 1024, 65_536
 
 
 def test_every_environment_has_a_measured_top_level():
@@ -23,19 +25,27 @@ def test_every_environment_has_a_measured_top_level():
     assert all(0 <= registry.make(n).max_difficulty <= 40 for n in names)
 
 
+@pytest.mark.slow  # 3-7 min on 2 loaded cores, and ~10 environments still fail it (see docs/readme_reliability.md)
 def test_every_environment_generates_at_its_top_level_within_the_budgets():
-    """One seed per environment at its top level, two workers, the pool's 10 s timeout and a 2 GiB
-    address-space cap (the probe held each to 2 CPU s and 1 GiB resident)."""
+    """One seed per environment at its top level, in the pool (two workers): generate + verify(reference)
+    within the probe's budgets, measured in CPU time in the worker so a loaded machine passes too.
+
+    CPU is allowed 2x the probe's 2 s (timers differ between runs), still half the pool's 10 s timeout.
+    """
     envs = registry.make_all(registry.names())
     start = time.perf_counter()
-    with EnvPool(workers=2, timeout_s=10.0, memory_limit_mb=2048) as pool:
-        problems = pool.generate([(env.name, env.max_difficulty, 0) for env in envs])
+    with EnvPool(workers=2, timeout_s=120.0, memory_limit_mb=2048) as pool:
+        results = pool._run(top_level_item, [(env.name, env.max_difficulty, 0) for env in envs])
     seconds = time.perf_counter() - start
-    failed = [env.name for env, problem in zip(envs, problems) if problem is None]
-    assert not failed, f"no problem at the top level within the budgets: {failed} ({pool.stats.failures})"
-    too_long = [(p.env, len(p.prompt)) for p in problems if len(p.prompt) > PROMPT_CHARS]
-    assert not too_long
-    print(f"{len(envs)} environments at their top levels in {seconds:.1f} s")
+    failed = {env.name: outcome for env, (outcome, _) in zip(envs, results) if outcome != "ok"}
+    assert not failed, f"no problem at the top level: {failed}"
+    measured = {env.name: value for env, (_, value) in zip(envs, results)}
+    assert not {n: m for n, m in measured.items() if m["cpu_s"] > 2 * CPU_S}
+    assert not {n: m for n, m in measured.items() if m["added_mb"] > MEMORY_MB}
+    assert not {n: m for n, m in measured.items() if m["prompt_chars"] > PROMPT_CHARS}
+    assert not [n for n, m in measured.items() if not m["reference_correct"]]
+    print(f"{len(envs)} environments at their top levels in {seconds:.1f} s, "
+          f"{sum(m['cpu_s'] for m in measured.values()):.1f} CPU s")
 
 
 def test_levels_above_the_top_are_refused():
