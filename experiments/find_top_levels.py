@@ -140,6 +140,9 @@ def main() -> None:
     parser.add_argument("--prompt-chars", type=int, default=65536)
     parser.add_argument("--out", type=Path, default=Path(env_module.TOP_LEVELS_PATH))
     parser.add_argument("--redo", action="store_true", help="probe environments already in --out again")
+    parser.add_argument("--warm-levels", action="store_true",
+                        help="one worker per environment instead of per item: faster, but caches warmed by the "
+                             "lower levels can understate a level's cost")
     args = parser.parse_args()
 
     budgets = {"time_cpu_s": args.time_s, "memory_mb": args.memory_mb, "prompt_chars": args.prompt_chars,
@@ -157,7 +160,8 @@ def main() -> None:
         # its caches (lru_cache, sieves) make a level cheaper after the levels below it, which would
         # understate a cold worker's cost. The address-space cap sits above the RSS budget (an
         # interpreter reserves more than it touches).
-        with pebble.ProcessPool(max_workers=1, max_tasks=1, initializer=_init_worker, initargs=(args.memory_mb + 1024,),
+        with pebble.ProcessPool(max_workers=1, max_tasks=0 if args.warm_levels else 1, initializer=_init_worker,
+                                initargs=(args.memory_mb + 1024,),
                                 context=multiprocessing.get_context("spawn")) as pool:
             row = probe_env(pool, name, args)
         data["levels"][name] = {**row, "seeds": args.seeds, "probe_wall_s": round(time.perf_counter() - start, 1)}
