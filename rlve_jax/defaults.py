@@ -29,6 +29,9 @@ def base_config() -> ml_collections.ConfigDict:
     c.model.dtype = "bfloat16"  # parameter and compute dtype on accelerators ("float32" on CPU)
     c.model.remat = True  # rematerialise each layer in the backward pass
     c.model.scan_layers = True  # scan over the layer stack (faster compiles) instead of a Python loop
+    # Training/prefill attention (rlve_jax/attention.py): "auto" = cuDNN flash on GPU, Pallas splash on TPU,
+    # memory-efficient blockwise elsewhere; or "reference" (XLA, [T, T] scores), "blockwise", "cudnn", "pallas_tpu".
+    c.model.attention_impl = "auto"
 
     c.tokenizer = ml_collections.ConfigDict()
     c.tokenizer.path = ""  # "" = the model directory; "tiny" = build the small tokenizer of the tiny run
@@ -89,6 +92,9 @@ def base_config() -> ml_collections.ConfigDict:
 
     c.train = ml_collections.ConfigDict()
     c.train.micro_batch_size = 16  # sequences per forward/backward; gradients accumulate exactly
+    # > 0: micro-batches of length-sorted sequences holding up to this many tokens (rows x padded length),
+    # lengths bucketed finely (padding <= ~10%); 0 = micro_batch_size rows padded to the batch's longest.
+    c.train.max_tokens_per_micro_batch = 0
 
     c.warm_start = ml_collections.ConfigDict()  # supervised warm-up on reference answers (tiny run)
     c.warm_start.steps = 0
@@ -101,6 +107,9 @@ def base_config() -> ml_collections.ConfigDict:
     c.mesh.fsdp = -1  # -1 = all remaining devices
     c.mesh.tensor = 1  # must divide each process's device count
     c.mesh.sampler_tensor = 0  # tensor-parallel size of each process's sampler mesh; 0 = mesh.tensor
+    # Memory per device (GB) the planner (rlve_jax/plan.py) and the trainer's start-up check hold a config
+    # to; 0 = the device's own (memory_stats) where known, else no limit.
+    c.mesh.device_memory_gb = 0.0
 
     # Multi-host runs: every host runs the same command (README "Scaling out"). 1 = a single process;
     # 0 = detected by jax.distributed (TPU VMs, SLURM, Open MPI); N = set explicitly with the two below.
@@ -227,6 +236,7 @@ DOMAINS: dict[str, Domain] = {
     "steps": integer(0),
     "model.path": TEXT, "model.preset": TEXT, "model.dtype": choice("float32", "bfloat16", "float16"),
     "model.remat": BOOL, "model.scan_layers": BOOL,
+    "model.attention_impl": choice("auto", "reference", "blockwise", "cudnn", "pallas_tpu"),
     "tokenizer.path": TEXT, "tokenizer.prompt_format": choice("chat", "tinyzero"),
     "tokenizer.boxed_instruction": BOOL,
     "env.collection": NON_EMPTY, "env.workers": integer(0), "env.timeout_s": number(0.0, lo_open=True),
@@ -246,11 +256,11 @@ DOMAINS: dict[str, Domain] = {
     "optim.lr": number(0.0, lo_open=True), "optim.b1": number(0.0, 1.0, hi_open=True),
     "optim.b2": number(0.0, 1.0, hi_open=True), "optim.eps": number(0.0, lo_open=True),
     "optim.weight_decay": number(0.0), "optim.grad_clip": number(0.0), "optim.warmup_steps": integer(0),
-    "train.micro_batch_size": integer(1),
+    "train.micro_batch_size": integer(1), "train.max_tokens_per_micro_batch": integer(0),
     "warm_start.steps": integer(0), "warm_start.batch_size": integer(1), "warm_start.lr": number(0.0, lo_open=True),
     "warm_start.max_difficulty": integer(0),
     "mesh.data": integer(1, also=(-1,)), "mesh.fsdp": integer(1, also=(-1,)), "mesh.tensor": integer(1, also=(-1,)),
-    "mesh.sampler_tensor": integer(0),
+    "mesh.sampler_tensor": integer(0), "mesh.device_memory_gb": number(0.0),
     "distributed.num_processes": integer(0), "distributed.coordinator_address": TEXT,
     "distributed.process_id": integer(-1),
     "xla_flags": TEXT,

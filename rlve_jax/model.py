@@ -18,6 +18,8 @@ import jax
 import jax.numpy as jnp
 from flax import nnx
 
+from rlve_jax import attention
+
 # ---------------------------------------------------------------------------
 # Configuration
 
@@ -44,7 +46,7 @@ class ModelConfig:
     compute_dtype: str = "float32"
     remat: bool = False  # recompute each layer in the backward pass
     scan_layers: bool = False  # lax.scan over stacked layers (faster compiles) or a Python loop
-    attention_impl: str | None = None  # jax.nn.dot_product_attention: None/"xla" or "cudnn"
+    attention_impl: str = "auto"  # full-sequence attention, rlve_jax/attention.py: auto, reference, blockwise, ...
     logits_chunk: int = 512  # sequence chunk for token_logprobs (bounds f32 [B, C, V] logits)
 
     @property
@@ -235,8 +237,9 @@ class Attention(nnx.Module):
                                cache.v.at[rows, positions].set(v.astype(cache.v.dtype), mode="drop"))
         if decode:
             k, v = cache.k.astype(q.dtype), cache.v.astype(q.dtype)  # [B, S, K, H]
-        out = jax.nn.dot_product_attention(q, k, v, is_causal=not decode, key_value_seq_lengths=kv_lengths,
-                                           implementation=self.cfg.attention_impl)  # [B, T, N, H]
+            out = jax.nn.dot_product_attention(q, k, v, key_value_seq_lengths=kv_lengths)  # [B, T, N, H]
+        else:
+            out = attention.attend(q, k, v, kv_lengths, causal=True, impl=self.cfg.attention_impl)  # [B, T, N, H]
         y = jnp.einsum("BTNH,NHD->BTD", out, self.o_proj[...].astype(x.dtype))
         if self.cfg.o_bias:
             y = y + self.o_bias[...].astype(x.dtype)
@@ -303,7 +306,7 @@ class Transformer(nnx.Module):
         decode: the T (=1) new tokens attend to everything cached before them and themselves.
         """
         cdt = jnp.dtype(self.config.compute_dtype)
-        x = jnp.take(self.embed[...], tokens, axis=0).astype(cdt)  # [B, T, D]
+        x = attention.batch_sharded(jnp.take(self.embed[...], tokens, axis=0).astype(cdt))  # [B, T, D]
         if decode:
             kv_lengths = (positions[:, -1] + 1).astype(jnp.int32)  # [B]
         else:

@@ -14,7 +14,7 @@ from flax import nnx
 from jax.experimental import multihost_utils
 from jax.sharding import Mesh
 
-from rlve_jax import convert, distributed, sharding, tiny_tokenizer
+from rlve_jax import attention, convert, distributed, sharding, tiny_tokenizer
 from rlve_jax import model as model_lib
 from rlve_jax.env import Problem
 from rlve_jax.tokenizer import PromptFormat, Tokenizer
@@ -77,14 +77,20 @@ def check_model_config(config: ml_collections.ConfigDict) -> None:
                                 "the *.safetensors files")
 
 
+def model_overrides(config: ml_collections.ConfigDict) -> dict[str, Any]:
+    """The ModelConfig fields the config tree sets (numerics, layer loop, attention)."""
+    return {"remat": config.model.remat, "scan_layers": config.model.scan_layers,
+            "param_dtype": config.model.dtype, "compute_dtype": config.model.dtype,
+            "attention_impl": attention.resolve(config.model.attention_impl)}
+
+
 def load_policy(config: ml_collections.ConfigDict, env_names: Sequence[str], workdir: Path) -> Policy:
     """Mesh, tokenizer and model (HF checkpoint on the mesh, or a preset initialised from the seed)."""
     check_model_config(config)
     mesh = sharding.make_mesh(config.mesh.data, config.mesh.fsdp, config.mesh.tensor)
     sampler_mesh = sharding.sampler_mesh(mesh, config.mesh.sampler_tensor or config.mesh.tensor)
     tokenizer, prompt_format = load_tokenizer(config, env_names, workdir)
-    overrides = {"remat": config.model.remat, "scan_layers": config.model.scan_layers,
-                 "param_dtype": config.model.dtype, "compute_dtype": config.model.dtype}
+    overrides = model_overrides(config)
     if config.model.path:
         model_config = model_lib.ModelConfig.from_hf(config.model.path, **overrides)
         model = convert.load_hf(config.model.path, model_config, mesh=mesh)

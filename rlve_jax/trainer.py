@@ -17,7 +17,7 @@ import logging
 import random
 import time
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, NamedTuple, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -28,11 +28,12 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax import dapo, defaults, distributed, evaluate, registry, sharding
+from rlve_jax import dapo, defaults, distributed, evaluate, plan, registry, sharding
 from rlve_jax.checkpoint import Checkpointer, StopRequest
 from rlve_jax.metrics import MetricsWriter, wandb_writer
 from rlve_jax.pool import EnvPool, FailureBudgetExceeded, PoolStats, check_failure_budget
-from rlve_jax.batching import SequenceBatch, bucket, build_sequences, sequence_logprobs
+from rlve_jax.batching import (MicroBatch, SequenceBatch, bucket, build_sequences, fixed_micro_batches,
+                               padding_fraction, sequence_logprobs, token_budget_micro_batches)
 from rlve_jax.collector import Collection, Collector, rank_within, rollout_metrics
 from rlve_jax.policy import load_policy
 from rlve_jax.rollout import Group, answer_completion
@@ -72,6 +73,94 @@ def init_optimizer(tx: optax.GradientTransformation, params, mesh) -> optax.OptS
     return jax.jit(tx.init, out_shardings=shardings)(params)
 
 
+# ---------------------------------------------------------------------------
+# The update: gradients accumulated over micro-batches of any shapes, then one optimiser step
+
+
+class Accumulator(NamedTuple):
+    """Sums over a step's micro-batches, divided once by the batch's denominator when applied."""
+
+    loss: jax.Array  # f32 [], the aggregation's loss sum
+    denominator: jax.Array  # f32 [], tokens (token-mean) or sequences (seq-mean-token-mean)
+    tokens: jax.Array  # f32 [], response tokens
+    metrics: dict  # f32 [] each, dapo.policy_loss's metric sums
+    grads: Any  # f32, the parameters' tree: gradients of the loss sums
+
+
+def make_micro_loss(graphdef, rest, loss_config: dapo.LossConfig, temperature: float,
+                    logits_tokens: int | None = None):
+    """(params, micro) -> (loss sum, (denominator, metric sums)) of one micro-batch (logits_tokens: see
+    batching.sequence_logprobs)."""
+    def micro_loss(params, micro: SequenceBatch):
+        model = nnx.merge(graphdef, params, rest)
+        logp = sequence_logprobs(model, micro, temperature, logits_tokens)  # [b, T]
+        loss_sum, denominator, metrics = dapo.policy_loss(logp, jax.lax.stop_gradient(logp), micro.sampler_logprobs,
+                                                          micro.advantages, micro.loss_mask, loss_config)
+        return loss_sum, (denominator, metrics)
+
+    return micro_loss
+
+
+def zero_accumulator(micro_loss, params) -> Accumulator:
+    """An all-zero Accumulator for `params` (its metric names traced from micro_loss on a dummy batch)."""
+    dummy = SequenceBatch(*(jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in (
+        ((1, 16), jnp.int32), ((1, 16), jnp.int32), ((1, 16), jnp.bool_), ((1, 16), jnp.float32),
+        ((1, 16), jnp.float32), ((1,), jnp.float32))))
+    metrics = jax.eval_shape(micro_loss, params, dummy)[1][1]
+    scalar = lambda: jnp.zeros((), jnp.float32)  # noqa: E731
+    return Accumulator(scalar(), scalar(), scalar(), {name: scalar() for name in metrics},
+                       jax.tree.map(lambda p: jnp.zeros(p.shape, jnp.float32), params))
+
+
+def accumulator_shardings(micro_loss, params, mesh) -> Accumulator:
+    """Gradients placed like the parameters, scalars replicated."""
+    shapes = jax.eval_shape(lambda: zero_accumulator(micro_loss, params))
+    replicated = NamedSharding(mesh, P())
+    return shapes._replace(loss=replicated, denominator=replicated, tokens=replicated,
+                           metrics={name: replicated for name in shapes.metrics}, grads=shardings_of(params))
+
+
+def logits_tokens(config: ml_collections.ConfigDict, model_config) -> int | None:
+    """Token-budget micro-batches hold at most the fixed layout's logits (micro_batch_size rows x the model's
+    chunk) at once; the fixed layout keeps the model's chunk."""
+    if not config.train.max_tokens_per_micro_batch:
+        return None
+    return config.train.micro_batch_size * model_config.logits_chunk
+
+
+def make_accumulate(micro_loss, acc_shardings: Accumulator):
+    """jit (params, acc, micro) -> acc + the micro-batch's sums; one compilation per micro-batch shape,
+    the accumulator updated in place (donated). Call (and lower) it under `jax.set_mesh(mesh)`, so that
+    activations stay split over the batch (attention.batch_sharded) and FSDP gathers weights instead."""
+    grad_fn = jax.value_and_grad(micro_loss, has_aux=True)
+
+    def accumulate(params, acc: Accumulator, micro: SequenceBatch) -> Accumulator:
+        (loss, (denominator, metrics)), grads = grad_fn(params, micro)
+        step = Accumulator(loss, denominator, jnp.sum(micro.loss_mask), metrics,
+                           jax.tree.map(lambda g: g.astype(jnp.float32), grads))
+        return jax.tree.map(jnp.add, acc, step)
+
+    return jax.jit(accumulate, donate_argnums=(1,), out_shardings=acc_shardings)
+
+
+def make_apply(tx: optax.GradientTransformation, params, opt_state, mesh, schedule: optax.Schedule):
+    """jit (params, opt_state, acc) -> the optimiser step on acc.grads / acc.denominator (in the parameters'
+    dtype), new parameters and state placed as the old (donated), and the step's metrics."""
+    def apply(params, opt_state, acc: Accumulator):
+        denominator = jnp.maximum(acc.denominator, 1.0)
+        grads = jax.tree.map(lambda g, p: (g / denominator).astype(p.dtype), acc.grads, params)
+        grad_norm = optax.global_norm(grads)  # before clipping
+        done = optax.tree_utils.tree_get_all_with_path(opt_state, "count")[0][1]  # Adam's update count
+        updates, opt_state = tx.update(grads, opt_state, params)
+        params = optax.apply_updates(params, updates)
+        return params, opt_state, {"loss": acc.loss / denominator, "grad_norm": grad_norm, "tokens": acc.tokens,
+                                   "learning_rate": schedule(done), **acc.metrics}
+
+    replicated = NamedSharding(mesh, P())
+    return jax.jit(apply, donate_argnums=(0, 1),
+                   out_shardings=(shardings_of(params), shardings_of(opt_state), replicated))
+
+
 def shardings_of(tree):
     return jax.tree.map(lambda x: x.sharding, tree)
 
@@ -87,10 +176,15 @@ class Trainer:
         self.env_names = registry.resolve(config.env.collection)
         self.envs = dict(zip(self.env_names, registry.make_all(self.env_names)))  # fails listing what is missing
         self.policy = load_policy(config, self.env_names, self.workdir)
+        self.model_config = nnx.merge(self.policy.graphdef, self.policy.params, self.policy.rest).config
         data_parallel = self.policy.mesh.shape["data"] * self.policy.mesh.shape["fsdp"]
         if config.train.micro_batch_size % data_parallel:
             raise ValueError(f"train.micro_batch_size={config.train.micro_batch_size} must be a multiple of the "
                              f"{data_parallel} data-parallel devices (mesh.data x mesh.fsdp)")
+        plan.largest_micro_batch(config, data_parallel)  # a token budget must hold a longest row per device
+        planned = plan.check(config, self.model_config)  # fails here, not hours in, when it cannot fit
+        if planned is not None:
+            log.info("%s", planned.table())
         self.tx = make_optimizer(config.optim)
         self.opt_state = init_optimizer(self.tx, self.policy.params, self.policy.mesh)
         self.scheduler = make_scheduler(config, self.env_names,
@@ -101,10 +195,8 @@ class Trainer:
                                            config.loss.aggregation)
         self.collector = Collector(config, self.env_names, self.policy, self.pool, self.scheduler)
         self.step = 0
-        self.train_step = self._make_train_step()
-        mesh = self.policy.mesh
-        self.batch_sharding = NamedSharding(mesh, P(None, sharding.BATCH))  # [M, b, ...] micro-batches
-        self.staging_sharding = NamedSharding(mesh, P(sharding.BATCH))  # [rows, ...] each process's kept rows
+        self.accumulate, self.apply, self.zero_accumulator = self._make_train_step()
+        self.staging_sharding = NamedSharding(self.policy.mesh, P(sharding.BATCH))  # [rows, ...] kept rows
         self.assemble = self._make_assemble()
         self.metrics = MetricsWriter(self.workdir, config.log.tensorboard, enabled=distributed.is_primary(),
                                      wandb=wandb_writer(config, self.workdir, distributed.is_primary()))
@@ -146,67 +238,48 @@ class Trainer:
         return True
 
     # -- update -------------------------------------------------------------
-    def _make_train_step(self):
-        graphdef, rest, tx = self.policy.graphdef, self.policy.rest, self.tx
-        loss_config, temperature = self.loss_config, self.config.rollout.temperature
-        schedule = learning_rate(self.config.optim)
-
-        def micro_loss(params, micro: SequenceBatch):
-            model = nnx.merge(graphdef, params, rest)
-            logp = sequence_logprobs(model, micro, temperature)  # [b, T]
-            loss_sum, _, metrics = dapo.policy_loss(logp, jax.lax.stop_gradient(logp), micro.sampler_logprobs,
-                                                    micro.advantages, micro.loss_mask, loss_config)
-            return loss_sum, metrics
-
-        grad_fn = jax.value_and_grad(micro_loss, has_aux=True)
-
-        def train_step(params, opt_state, batch: SequenceBatch, denominator: jax.Array):
-            """batch leaves: [M, b, ...] micro-batches; gradients of the loss sums accumulate exactly."""
-            def body(carry, micro):
-                (loss, metrics), grads = grad_fn(params, micro)
-                return jax.tree.map(jnp.add, carry, (loss, metrics, grads)), None
-
-            first = jax.tree.map(lambda x: x[0], batch)
-            shapes = jax.eval_shape(grad_fn, params, first)
-            zeros = jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), (shapes[0][0], shapes[0][1], shapes[1]))
-            (loss, metrics, grads), _ = jax.lax.scan(body, zeros, batch)
-            grads = jax.tree.map(lambda g: g / denominator, grads)
-            grad_norm = optax.global_norm(grads)  # before clipping
-            done = optax.tree_utils.tree_get_all_with_path(opt_state, "count")[0][1]  # Adam's update count
-            updates, opt_state = tx.update(grads, opt_state, params)
-            params = optax.apply_updates(params, updates)
-            return params, opt_state, {"loss": loss / denominator, "grad_norm": grad_norm,
-                                       "learning_rate": schedule(done), **metrics}
-
-        # Outputs keep the inputs' placement, so the next step reuses this compilation.
-        replicated = NamedSharding(self.policy.mesh, P())
-        return jax.jit(train_step, donate_argnums=(0, 1),
-                       out_shardings=(shardings_of(self.policy.params), shardings_of(self.opt_state), replicated))
+    def _make_train_step(self) -> tuple:
+        """(accumulate, apply, a fresh accumulator): see make_accumulate and make_apply."""
+        params, mesh = self.policy.params, self.policy.mesh
+        micro_loss = make_micro_loss(self.policy.graphdef, self.policy.rest, self.loss_config,
+                                     self.config.rollout.temperature, logits_tokens(self.config, self.model_config))
+        acc_shardings = accumulator_shardings(micro_loss, params, mesh)
+        zeros = jax.jit(lambda: zero_accumulator(micro_loss, params), out_shardings=acc_shardings)
+        return (make_accumulate(micro_loss, acc_shardings), make_apply(self.tx, params, self.opt_state, mesh,
+                                                                        learning_rate(self.config.optim)),
+                zeros)
 
     def _make_assemble(self):
-        micro, aggregation = self.config.train.micro_batch_size, self.config.loss.aggregation
+        """Staging rows (each process's kept groups) -> one micro-batch [b, T], rows in the given order."""
+        @functools.partial(jax.jit, static_argnames="length", out_shardings=NamedSharding(self.policy.mesh,
+                                                                                          P(sharding.BATCH)))
+        def assemble(staging: SequenceBatch, index: jax.Array, length: int) -> SequenceBatch:
+            return SequenceBatch(*(x[index, :length] if x.ndim == 2 else x[index] for x in staging))
 
-        def assemble(staging: SequenceBatch, index: jax.Array):
-            """Staging rows (each process's kept groups) -> the batch in draw order as micro-batches
-            [M, b, ...], the loss denominator of the whole batch and its response token count."""
-            batch = SequenceBatch(*(x[index].reshape(-1, micro, *x.shape[1:]) for x in staging))
-            mask = batch.loss_mask.reshape(-1, batch.loss_mask.shape[-1])
-            denominator = dapo.aggregate(jnp.zeros(mask.shape), mask, aggregation)[1]
-            return batch, jnp.maximum(denominator, 1.0), jnp.sum(mask)
+        return assemble
 
-        replicated = NamedSharding(self.policy.mesh, P())
-        return jax.jit(assemble, out_shardings=(self.batch_sharding, replicated, replicated))
+    def micro_batches(self, lengths: np.ndarray) -> list[MicroBatch]:
+        """The step's sequences (lengths [n] in draw order) as micro-batches: fixed rows and length, or a
+        token budget per micro-batch (train.max_tokens_per_micro_batch)."""
+        train, mesh = self.config.train, self.policy.mesh
+        if train.max_tokens_per_micro_batch:
+            return token_budget_micro_batches(lengths, train.max_tokens_per_micro_batch,
+                                              mesh.shape["data"] * mesh.shape["fsdp"])
+        rows = self.config.rollout.prompts_per_step * self.config.rollout.samples_per_prompt
+        return fixed_micro_batches(len(lengths), rows, train.micro_batch_size, bucket(int(np.max(lengths))))
 
     def update(self, collection: Collection) -> dict[str, float]:
-        """One optimiser step on the kept groups (padded with empty rows to a fixed batch).
+        """One optimiser step on the kept groups.
 
         Each process packs the kept groups it holds into its rows of a staging array
-        (`make_array_from_process_local_data`); one gather puts every row in draw order.
+        (`make_array_from_process_local_data`); every micro-batch gathers its rows from it (the same
+        micro-batches on every process: they depend only on the records). Gradients of the loss sums
+        accumulate over the micro-batches, whatever their shapes, and are divided once by the batch's
+        denominator, so the grouping does not change the loss.
         """
         cfg = self.config
         mine, records, kept = collection.mine, collection.records, collection.kept
         g = cfg.rollout.samples_per_prompt
-        rows = cfg.rollout.prompts_per_step * g
         owner, slot = records.owner[kept], rank_within(records.owner[kept])  # slot: among the owner's kept
         own = [mine[i] for i in rank_within(records.owner)[kept][owner == jax.process_index()]]
         mesh = self.policy.mesh
@@ -214,23 +287,30 @@ class Trainer:
         cap = -(-(np.bincount(owner, minlength=jax.process_count()).max() * g + 1) // shards) * shards
         advantages = [a for group in own
                       for a in dapo.group_advantages(self.shaped_rewards(group), g, cfg.loss.normalize_std)]
-        length = bucket(int(np.max(records.prompt_length[kept] + records.length[kept].max(axis=1))))
+        lengths = (records.prompt_length[kept][:, None] + records.length[kept]).reshape(-1)  # [n] draw order
+        micro_batches = self.micro_batches(lengths)
         local = build_sequences([group.prompt_tokens for group in own for _ in range(g)],
                                 [r for group in own for r in group.response_tokens], self.policy.tokenizer.pad_id,
-                                [lp for group in own for lp in group.sampler_logprobs], advantages, cap, length)
+                                [lp for group in own for lp in group.sampler_logprobs], advantages, cap,
+                                max(m.length for m in micro_batches))
         staged = jax.process_count() * cap
         staging = SequenceBatch(*(jax.make_array_from_process_local_data(self.staging_sharding, x,
                                                                          (staged, *x.shape[1:])) for x in local))
         place = sharding.process_rows(self.staging_sharding, staged)  # process -> its staging rows, in order
-        index = np.full(rows, place[0][cap - 1], np.int32)  # padding: process 0's last row is always empty
-        index[:len(kept) * g] = [place[q][s * g + j] for q, s in zip(owner, slot) for j in range(g)]
-        batch, denominator, tokens = self.assemble(staging, index)
-        self.policy.params, self.opt_state, metrics = self.train_step(
-            self.policy.params, self.opt_state, batch, denominator)
-        tokens = max(float(tokens), 1.0)
+        row_of = np.array([place[q][s * g + j] for q, s in zip(owner, slot) for j in range(g)])  # sequence -> row
+        empty = place[0][cap - 1]  # padding: process 0's last row is always empty
+        acc = self.zero_accumulator()
+        with jax.set_mesh(mesh):
+            for micro in micro_batches:
+                index = np.where(micro.rows >= 0, row_of[np.maximum(micro.rows, 0)], empty).astype(np.int32)
+                acc = self.accumulate(self.policy.params, acc, self.assemble(staging, index, length=micro.length))
+        self.policy.params, self.opt_state, metrics = self.apply(self.policy.params, self.opt_state, acc)
+        tokens = max(float(metrics["tokens"]), 1.0)
         result = {"train/loss": float(metrics["loss"]), "train/grad_norm": float(metrics["grad_norm"]),
                   "train/learning_rate": float(metrics["learning_rate"]),
-                  "train/clip_fraction": float(metrics["clip_fraction"]) / tokens}
+                  "train/clip_fraction": float(metrics["clip_fraction"]) / tokens,
+                  "train/micro_batches": len(micro_batches),
+                  "train/padding_fraction": padding_fraction(lengths, micro_batches)}
         if "tis_weight" in metrics:
             result["train/tis_weight"] = float(metrics["tis_weight"]) / tokens
         if "sampler_logprob_gap" in metrics:

@@ -10,4 +10,5 @@ from rlve_jax.defaults import experiment
 def get_config(name: str = "c256"):
     config = experiment(name)
     config.mesh.data, config.mesh.fsdp, config.mesh.tensor = 1, 1, 1
+    config.mesh.device_memory_gb = 80  # an H100/A100 80 GB; the planner and the start-up check hold to it
     return config

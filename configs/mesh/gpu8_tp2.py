@@ -12,5 +12,6 @@ from rlve_jax.defaults import experiment
 def get_config(name: str = "c256_qwen2.5_7b"):
     config = experiment(name)
     config.mesh.data, config.mesh.fsdp, config.mesh.tensor = 1, 4, 2
+    config.mesh.device_memory_gb = 80  # an H100/A100 80 GB; the planner and the start-up check hold to it
     config.mesh.sampler_tensor = 1
     return config
