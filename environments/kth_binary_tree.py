@@ -4,6 +4,7 @@ Index 0 is the empty tree and 1 the single node; trees with fewer nodes come fir
 trees of the same size are ordered by their left subtree, then by their right subtree.
 """
 
+import math
 from functools import cache
 
 from rlve_jax.env import Environment, grow_1p5
@@ -11,22 +12,39 @@ from rlve_jax.env import Environment, grow_1p5
 
 @cache
 def catalan(n: int) -> int:
-    return 1 if n == 0 else sum(catalan(i) * catalan(n - 1 - i) for i in range(n))
+    return math.comb(2 * n, n) // (n + 1)  # closed form: no recursion depth limit at large sizes
 
 
 def tree_string(size: int, rank: int) -> str:
-    """The rank-th tree (0-based) among trees of `size` nodes, written (L)X(R) without empty parts."""
-    if size == 0:
-        return ""
-    for left_size in range(size):
-        right_size = size - 1 - left_size
-        block = catalan(left_size) * catalan(right_size)
-        if rank < block:
-            left = tree_string(left_size, rank // catalan(right_size))
-            right = tree_string(right_size, rank % catalan(right_size))
-            return (f"({left})" if left else "") + "X" + (f"({right})" if right else "")
-        rank -= block
-    raise ValueError("rank out of range")
+    """The rank-th tree (0-based) among trees of `size` nodes, written (L)X(R) without empty parts.
+
+    An explicit stack instead of recursion: a path-shaped tree of a thousand nodes is fine.
+    """
+    out: list[str] = []
+    stack: list[str | tuple[int, int]] = [(size, rank)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        size, rank = item
+        if size == 0:
+            continue
+        for left_size in range(size):
+            right_size = size - 1 - left_size
+            block = catalan(left_size) * catalan(right_size)
+            if rank < block:
+                break
+            rank -= block
+        else:
+            raise ValueError("rank out of range")
+        # Pushed in reverse of the written order "(" L ")" "X" "(" R ")".
+        if right_size:
+            stack += [")", (right_size, rank % catalan(right_size)), "("]
+        stack.append("X")
+        if left_size:
+            stack += [")", (left_size, rank // catalan(right_size)), "("]
+    return "".join(out)
 
 
 class Kth_BinaryTree(Environment):

@@ -48,6 +48,7 @@ def divisor_count(n: int) -> int | None:
 
 class MinKDivisorNumber(Environment):
     name = "MinKDivisorNumber"
+    long_answers = True  # exact answers outgrow Python's 4,300-digit int/str limit at high levels
 
     def levels(self, difficulty):
         return [{"MAX_K": 5 * 2**difficulty}]

@@ -25,6 +25,7 @@ def smallest_binary_multiple(a: int) -> int:
 
 class SmallestBinaryMultiple(Environment):
     name = "SmallestBinaryMultiple"
+    long_answers = True  # exact answers outgrow Python's 4,300-digit int/str limit at high levels
 
     def levels(self, difficulty):
         return [{"MAX_A": grow_1p1(10, difficulty)}]

@@ -20,7 +20,7 @@ import numpy as np
 
 from rlve_jax import distributed
 from rlve_jax.policy import Policy
-from rlve_jax.pool import EnvPool
+from rlve_jax.pool import EnvPool, FailureBudgetExceeded, failure_budget_message
 from rlve_jax.rollout import (ENGINES, Group, PendingGroup, RolloutStats, SamplingSettings, make_engine,
                               sample_groups, sample_groups_partial)
 from rlve_jax.scheduler import AdaptiveScheduler
@@ -52,6 +52,7 @@ class Collection:
     records: GroupRecords  # every generated group of the step, on every process
     kept: np.ndarray  # [K] int64, indices into records of the groups the update uses, in draw order
     stats: RolloutStats  # summed over processes
+    failures: dict[str, int]  # this process's failed pool items (FailureTally.metrics), per environment too
 
 
 def rank_within(owner: np.ndarray) -> np.ndarray:
@@ -76,6 +77,7 @@ class Collector:
         self.rollout = config.rollout
         self.seed = config.seed
         self.reward_key = config.env.reward_key
+        self.max_failure_share = config.env.max_failure_share
         self.env_names = list(env_names)
         self.policy, self.pool, self.scheduler = policy, pool, scheduler
         self.sampling = sampling_settings(config.rollout)
@@ -103,8 +105,13 @@ class Collector:
         return jax.random.fold_in(jax.random.fold_in(jax.random.key(self.seed), step), round_index)
 
     def collect(self, step: int) -> Collection:
-        """Dynamic sampling: draw rounds until enough groups with unequal rewards are kept."""
+        """Dynamic sampling: draw rounds until enough groups with unequal rewards are kept.
+
+        Raises FailureBudgetExceeded on every process when one lost more than env.max_failure_share of
+        the step's generations or verifications.
+        """
         cfg = self.rollout
+        self.pool.take_tally()  # count this step's items only (not an evaluation's before it)
         stats = RolloutStats()
         start = time.perf_counter()
         model = self.policy.sampler_model()  # the training parameters, gathered onto this process's sampler
@@ -151,7 +158,12 @@ class Collector:
         stats.sampled_logprob_sum = float(distributed.allgather(np.array([stats.sampled_logprob_sum])).sum())
         stats.drawn_groups, stats.kept_groups = len(records.owner), len(kept)
         stats.carried_rows = sum(not r.done for g in self.carried for r in g.rows)
-        return Collection(mine, records, np.array(kept, np.int64), stats)
+        failures = self.pool.take_tally()
+        message = failure_budget_message(failures, self.max_failure_share, f"step {step + 1}")
+        if distributed.any_process(message is not None):  # every process stops at the same step
+            raise FailureBudgetExceeded(message or f"step {step + 1}: another process lost more than "
+                                                   f"env.max_failure_share={self.max_failure_share:g} of its items")
+        return Collection(mine, records, np.array(kept, np.int64), stats, failures.metrics())
 
     def keeps(self, group: Group) -> bool:
         """Whether the batch would keep this group: its G rewards are not all equal (every group without

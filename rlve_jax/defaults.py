@@ -1,13 +1,16 @@
 """The full configuration tree with the paper's defaults (rlve_reference.md section c).
 
 Files in configs/ start from `base_config()` and change what differs; every key here is read
-by the code, and `--config.a.b=value` overrides of unknown keys fail.
+by the code, and `--config.a.b=value` overrides of unknown keys fail. `validate(config)` checks
+every key against its domain (DOMAINS) before any model or pool work.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import math
 from pathlib import Path
+from typing import Any, Callable, NamedTuple
 
 import ml_collections
 
@@ -40,10 +43,13 @@ def base_config() -> ml_collections.ConfigDict:
 
     c.env = ml_collections.ConfigDict()
     c.env.collection = "C16"  # a collection (C1, C4, C16, C256, C400) or comma-separated identifiers
-    c.env.workers = 8  # verifier/generator worker processes
+    c.env.workers = 8  # verifier/generator worker processes; 0 = in-process (debugging: no memory limit)
     c.env.timeout_s = 10.0  # per-item wall-clock limit (the original used 10 s)
-    c.env.memory_limit_mb = 4096  # per-worker address-space limit
+    c.env.memory_limit_mb = 4096  # per-worker address-space limit; 0 = none
     c.env.reward_key = "reward"  # "reward" (shaped, in [-1, 1]) or "accuracy" (binary)
+    # Stop the run when more than this share of a step's generations or of its verifications fail
+    # (timeouts, worker crashes, exceptions escaping environment code); 1.0 = never stop.
+    c.env.max_failure_share = 0.5
 
     c.scheduler = ml_collections.ConfigDict()
     c.scheduler.kind = "adaptive"  # "adaptive" (RLVE) or "static" (the paper's baseline)
@@ -60,7 +66,7 @@ def base_config() -> ml_collections.ConfigDict:
     c.rollout.oversample_prompts = 384  # prompts drawn per generation round (dynamic sampling)
     c.rollout.max_rounds = 8  # give up filling the batch after this many rounds (train on what is kept)
     c.rollout.dynamic_sampling = True  # drop groups whose rewards are all equal
-    c.rollout.max_prompt_tokens = 2048  # longer prompts are skipped (and counted)
+    c.rollout.max_prompt_tokens = 2048  # longer prompts are skipped (and counted); 0 = no limit
     c.rollout.max_response_tokens = 24576
     c.rollout.temperature = 1.0
     c.rollout.top_p = 1.0
@@ -181,3 +187,164 @@ def load_config_file(path: str | Path, *args: str) -> ml_collections.ConfigDict:
 def experiment(name: str) -> ml_collections.ConfigDict:
     """The config of configs/<name>.py; a mesh preset starts from one (--config=configs/mesh/gpu8.py:c256)."""
     return load_config_file(CONFIGS / f"{name}.py")
+
+
+# ---------------------------------------------------------------------------
+# Validation: a domain for every key
+
+
+class ConfigError(ValueError):
+    """A config value outside its key's domain (the message is one line naming every bad key)."""
+
+
+class Domain(NamedTuple):
+    accepts: Callable[[Any], bool]
+    describe: str  # what a good value is, for the error message
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return (isinstance(v, (int, float)) and not isinstance(v, bool)) and math.isfinite(v)
+
+
+def integer(lo: int | None = None, hi: int | None = None, also: tuple[int, ...] = ()) -> Domain:
+    text = ("an int" + (f" >= {lo}" if lo is not None else "") + (f" <= {hi}" if hi is not None else "")
+            + "".join(f" or {a}" for a in also))
+    return Domain(lambda v: _is_int(v) and (v in also or ((lo is None or v >= lo) and (hi is None or v <= hi))),
+                  text)
+
+
+def number(lo: float | None = None, hi: float | None = None, lo_open: bool = False, hi_open: bool = False) -> Domain:
+    parts = [f"{'>' if lo_open else '>='} {lo:g}" if lo is not None else "",
+             f"{'<' if hi_open else '<='} {hi:g}" if hi is not None else ""]
+
+    def accepts(v: Any) -> bool:
+        if not _is_number(v):
+            return False
+        if lo is not None and (v <= lo if lo_open else v < lo):
+            return False
+        return hi is None or (v < hi if hi_open else v <= hi)
+
+    return Domain(accepts, " ".join(["a finite number", " and ".join(p for p in parts if p)]).strip())
+
+
+def choice(*values: str) -> Domain:
+    return Domain(lambda v: v in values, "one of " + ", ".join(repr(x) for x in values))
+
+
+BOOL = Domain(lambda v: isinstance(v, bool), "True or False")
+TEXT = Domain(lambda v: isinstance(v, str), "a string")
+NON_EMPTY = Domain(lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty string")
+PROBABILITY = number(0.0, 1.0, lo_open=True)  # (0, 1]
+
+DOMAINS: dict[str, Domain] = {
+    "mode": choice("train", "eval"),
+    "seed": integer(0),
+    "steps": integer(0),
+    "model.path": TEXT, "model.preset": TEXT, "model.dtype": choice("float32", "bfloat16", "float16"),
+    "model.remat": BOOL, "model.scan_layers": BOOL,
+    "model.attention_impl": choice("auto", "reference", "blockwise", "cudnn", "pallas_tpu"),
+    "tokenizer.path": TEXT, "tokenizer.prompt_format": choice("chat", "tinyzero"),
+    "tokenizer.boxed_instruction": BOOL,
+    "env.collection": NON_EMPTY, "env.workers": integer(0), "env.timeout_s": number(0.0, lo_open=True),
+    "env.memory_limit_mb": integer(512, also=(0,)), "env.reward_key": choice("reward", "accuracy"),
+    "env.max_failure_share": number(0.0, 1.0),
+    "scheduler.kind": choice("adaptive", "static"), "scheduler.initial_difficulty": integer(0),
+    "scheduler.window": integer(1), "scheduler.promote_threshold": PROBABILITY, "scheduler.min_prompts": integer(1),
+    "scheduler.static_lo": integer(0), "scheduler.static_hi": integer(0),
+    "rollout.prompts_per_step": integer(1), "rollout.samples_per_prompt": integer(1),
+    "rollout.oversample_prompts": integer(1), "rollout.max_rounds": integer(1), "rollout.dynamic_sampling": BOOL,
+    "rollout.max_prompt_tokens": integer(0), "rollout.max_response_tokens": integer(1),
+    "rollout.temperature": number(0.0), "rollout.top_p": PROBABILITY, "rollout.top_k": integer(1, also=(-1,)),
+    "rollout.cache_budget_tokens": integer(0),
+    "loss.clip_low": number(0.0, 1.0, hi_open=True), "loss.clip_high": number(0.0), "loss.tis_clip": number(0.0),
+    "loss.aggregation": choice("token-mean", "seq-mean-token-mean"), "loss.normalize_std": BOOL,
+    "loss.overlong_buffer": integer(0),
+    "optim.lr": number(0.0, lo_open=True), "optim.b1": number(0.0, 1.0, hi_open=True),
+    "optim.b2": number(0.0, 1.0, hi_open=True), "optim.eps": number(0.0, lo_open=True),
+    "optim.weight_decay": number(0.0), "optim.grad_clip": number(0.0), "optim.warmup_steps": integer(0),
+    "train.micro_batch_size": integer(1), "train.max_tokens_per_micro_batch": integer(0),
+    "warm_start.steps": integer(0), "warm_start.batch_size": integer(1), "warm_start.lr": number(0.0, lo_open=True),
+    "warm_start.max_difficulty": integer(0),
+    "mesh.data": integer(1, also=(-1,)), "mesh.fsdp": integer(1, also=(-1,)), "mesh.tensor": integer(1, also=(-1,)),
+    "mesh.sampler_tensor": integer(0), "mesh.device_memory_gb": number(0.0),
+    "distributed.num_processes": integer(0), "distributed.coordinator_address": TEXT,
+    "distributed.process_id": integer(-1),
+    "xla_flags": TEXT,
+    "checkpoint.every": integer(1), "checkpoint.keep": integer(1),
+    "eval.every": integer(0), "eval.problems": integer(), "eval.temperature": number(0.0), "eval.top_p": PROBABILITY,
+    "eval.max_response_tokens": integer(0), "eval.suite": choice("heldout", "benchmarks", "code"), "eval.benchmarks": TEXT,
+    "eval.samples": integer(0), "eval.checkpoint": TEXT, "eval.batch_prompts": integer(1),
+    "eval.code_path": TEXT, "eval.code_start_date": TEXT, "eval.code_end_date": TEXT,
+    "eval.sandbox": choice("namespaces", "none"), "eval.code_timeout_s": number(0.0, lo_open=True),
+    "eval.code_memory_mb": integer(64), "eval.code_workers": integer(0),
+    "log.tensorboard": BOOL, "log.progress": BOOL, "log.wandb": BOOL, "log.wandb_project": TEXT,
+    "log.wandb_name": TEXT, "log.wandb_tags": TEXT,
+}
+
+
+def _leaves(config: ml_collections.ConfigDict, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in config.items():
+        if isinstance(value, ml_collections.ConfigDict):
+            out.update(_leaves(value, f"{prefix}{name}."))
+        else:
+            out[prefix + name] = value
+    return out
+
+
+def _relations(c: ml_collections.ConfigDict) -> list[str]:
+    """Checks that tie keys together (only run once every key is in its domain)."""
+    problems = []
+    if c.rollout.samples_per_prompt < 2 and c.rollout.dynamic_sampling:
+        problems.append("dynamic sampling needs rollout.samples_per_prompt >= 2")
+    rows = c.rollout.prompts_per_step * c.rollout.samples_per_prompt
+    if rows % c.train.micro_batch_size:
+        problems.append(f"train.micro_batch_size={c.train.micro_batch_size} must divide the batch of {rows} "
+                        f"sequences (prompts_per_step x samples_per_prompt)")
+    if c.scheduler.static_lo > c.scheduler.static_hi:
+        problems.append(f"scheduler.static_lo={c.scheduler.static_lo} must be <= "
+                        f"scheduler.static_hi={c.scheduler.static_hi}")
+    if c.loss.overlong_buffer >= c.rollout.max_response_tokens:
+        problems.append(f"loss.overlong_buffer={c.loss.overlong_buffer} must be below "
+                        f"rollout.max_response_tokens={c.rollout.max_response_tokens}")
+    if [c.mesh.data, c.mesh.fsdp, c.mesh.tensor].count(-1) > 1:
+        problems.append("at most one of mesh.data, mesh.fsdp, mesh.tensor may be -1 (the remaining devices)")
+    return problems or _environment_problems(c)
+
+
+def _environment_problems(c: ml_collections.ConfigDict) -> list[str]:
+    """env.collection names implemented environments; the warm start's levels exist in each of them."""
+    from rlve_jax import registry
+
+    names = registry.resolve(c.env.collection)
+    missing = [n for n in names if not registry.is_implemented(n)]
+    if missing:
+        unknown = [n for n in missing if n not in registry.catalog()]
+        return [f"env.collection={c.env.collection!r}: {len(missing)} environments are not implemented: {missing}"
+                + (f" ({len(unknown)} unknown identifiers: {unknown})" if unknown else "")]
+    if c.mode == "train" and c.warm_start.steps:
+        low = [(n, top) for n, top in ((n, registry.make(n).max_difficulty) for n in names)
+               if top is not None and top < c.warm_start.max_difficulty]
+        if low:
+            return [f"warm_start.max_difficulty={c.warm_start.max_difficulty} is above the top level of "
+                    + ", ".join(f"{n} ({top})" for n, top in low)]
+    return []
+
+
+def validate(config: ml_collections.ConfigDict) -> None:
+    """Raise ConfigError, one line naming every bad key and what to pass, for a config that cannot work.
+
+    Runs before any model, device or pool work (main and the trainer call it). Keys missing from
+    DOMAINS are not checked here; tests/test_reliability.py requires a domain for every key.
+    """
+    leaves = _leaves(config)
+    problems = [f"{key}={leaves[key]!r} must be {domain.describe}" for key, domain in DOMAINS.items()
+                if key in leaves and not domain.accepts(leaves[key])]
+    if not problems:
+        problems = _relations(config)
+    if problems:
+        raise ConfigError("bad config: " + "; ".join(problems))

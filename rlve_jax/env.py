@@ -8,12 +8,16 @@ This module is plain Python (no JAX) so worker processes stay light.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import json
 import math
 import random
 import re
-from typing import Any, ClassVar, Sequence
+import sys
+from pathlib import Path
+from typing import Any, ClassVar, Iterator, Sequence
 
 FORMAT_ERROR_REWARD = -1.0
 INVALID = -0.5  # the usual reward for a parseable but infeasible answer (the catalog says where it differs)
@@ -24,9 +28,28 @@ INVALID = -0.5  # the usual reward for a parseable but infeasible answer (the ca
 ALMOST_ONE = math.nextafter(1.0, 0.0)  # the largest reward below 1: a wrong answer's cap
 FORMAT_TOLERANCE = 1e-6  # the original's format rule: format_ok = reward > -1 + 1e-6
 MAX_ANSWER_CHARS = 100_000  # longer extracted answers are a format error, never parsed
+# Each environment's measured top level (experiments/find_top_levels.py writes it, with its budgets).
+TOP_LEVELS_PATH = Path(__file__).with_name("top_levels.json")
 
 # ---------------------------------------------------------------------------
 # Records
+
+
+@contextlib.contextmanager
+def long_int_text() -> Iterator[None]:
+    """int <-> str of up to MAX_ANSWER_CHARS digits inside the block (Python's guard stops at 4,300).
+
+    For environments whose exact answers are legitimately long (`Environment.long_answers`) and for
+    our own problem records; everywhere else the guard keeps a 100k-digit answer from costing
+    seconds of arithmetic in a verifier.
+    """
+    previous = sys.get_int_max_str_digits()
+    if 0 < previous < MAX_ANSWER_CHARS:
+        sys.set_int_max_str_digits(MAX_ANSWER_CHARS)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(previous)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,11 +65,13 @@ class Problem:
     pass_threshold: float = 1.0  # accuracy = reward >= pass_threshold
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), sort_keys=True, ensure_ascii=False)
+        with long_int_text():  # instance data may hold long exact answers
+            return json.dumps(dataclasses.asdict(self), sort_keys=True, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> "Problem":
-        return cls(**json.loads(text))
+        with long_int_text():
+            return cls(**json.loads(text))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,6 +106,19 @@ class Verdict:
 
 class FormatError(ValueError):
     """Raised by a scorer when the answer cannot be parsed: reward -1."""
+
+
+class DifficultyTooHigh(ValueError):
+    """A level above the environment's top level (the highest it generates within the pool's budgets)."""
+
+
+@functools.cache
+def top_levels() -> dict[str, int]:
+    """{environment: top level} measured by experiments/find_top_levels.py ({} if never measured)."""
+    if not TOP_LEVELS_PATH.exists():
+        return {}
+    levels = json.loads(TOP_LEVELS_PATH.read_text())["levels"]
+    return {name: int(row["max_difficulty"]) for name, row in levels.items()}
 
 
 # ---------------------------------------------------------------------------
@@ -156,7 +194,8 @@ def check_length(text: str) -> str:
 
 
 def parse_int(text: str) -> int:
-    """A single (ASCII) integer, nothing else; at most 4300 digits."""
+    """A single (ASCII) integer, nothing else; at most 4,300 digits (MAX_ANSWER_CHARS in an environment
+    with `long_answers`)."""
     text = check_length(text)
     if not _INT.fullmatch(text):
         raise FormatError(f"not an integer: {text[:40]!r}")
@@ -297,6 +336,8 @@ class Environment:
     name: ClassVar[str] = ""  # the exact original identifier, e.g. "Sorting"
     size_keys: ClassVar[tuple[str, ...]] = ()  # parameters that grow with difficulty (default: int ones)
     empty_answer_can_solve: ClassVar[bool] = False  # True where an empty answer is a real solution
+    top_level: ClassVar[int | None] = None  # a hard limit by construction; the measured one applies too
+    long_answers: ClassVar[bool] = False  # exact answers may exceed 4,300 digits (see long_int_text)
 
     # -- hooks ---------------------------------------------------------------
     def levels(self, difficulty: int) -> list[dict[str, Any]]:
@@ -316,17 +357,40 @@ class Environment:
         return 1.0
 
     # -- public API ----------------------------------------------------------
+    @property
+    def max_difficulty(self) -> int | None:
+        """The highest level this environment supports within the pool's budgets (None: no limit known).
+
+        The measured level (rlve_jax/top_levels.json: time, memory and prompt budgets) and the
+        class's own `top_level`, whichever is lower.
+        """
+        limits = [x for x in (self.top_level, top_levels().get(self.name)) if x is not None]
+        return min(limits) if limits else None
+
     def generate(self, difficulty: int, seed: int) -> Problem:
         """The problem for (difficulty, seed): pure and reproducible everywhere."""
         if not isinstance(difficulty, int) or difficulty < 0:
             raise ValueError(f"{self.name}: difficulty must be a non-negative int, got {difficulty!r}")
-        rng = random.Random(seed)
-        params = dict(rng.choice(self.levels(difficulty)))
-        data = self.sample(dict(params), rng)
-        return Problem(self.name, difficulty, seed, self.prompt(data), params, data, self.pass_threshold(data))
+        top = self.max_difficulty
+        if top is not None and difficulty > top:
+            raise DifficultyTooHigh(f"{self.name}: difficulty {difficulty} is above its top level {top} "
+                                    f"(the highest it generates within the pool's budgets)")
+        return self.generate_any_level(difficulty, seed)
+
+    def generate_any_level(self, difficulty: int, seed: int) -> Problem:
+        """`generate` without the top-level check: only for measuring top levels."""
+        with long_int_text() if self.long_answers else contextlib.nullcontext():
+            rng = random.Random(seed)
+            params = dict(rng.choice(self.levels(difficulty)))
+            data = self.sample(dict(params), rng)
+            return Problem(self.name, difficulty, seed, self.prompt(data), params, data, self.pass_threshold(data))
 
     def verify(self, problem: Problem, output: str, markers: Sequence[str] = ANSWER_TAGS) -> Verdict:
         """Score a model output; never raises. Missing markers or parse failures give -1."""
+        with long_int_text() if self.long_answers else contextlib.nullcontext():
+            return self._verify(problem, output, markers)
+
+    def _verify(self, problem: Problem, output: str, markers: Sequence[str]) -> Verdict:
         try:
             answer = extract_answer(output, markers)
             if answer is None:

@@ -55,6 +55,10 @@ def cmd_list(args) -> None:
 
 def cmd_show(args) -> None:
     env = registry.make(args.name)
+    top = env.max_difficulty
+    if top is not None and not 0 <= args.difficulty <= top:
+        raise ValueError(f"{env.name} supports difficulties 0..{top} (its top level within the pool's budgets); "
+                         f"got {args.difficulty}")
     problem = env.generate(args.difficulty, args.seed)
     print(f"# {problem.env}  difficulty={problem.difficulty}  seed={problem.seed}  "
           f"pass_threshold={problem.pass_threshold:g}")
@@ -191,7 +195,7 @@ def main(argv: list[str] | None = None) -> None:
         args.fn(args)
     except KeyError as error:
         parser.exit(2, f"error: {error.args[0]}\n")
-    except (ValueError, FileNotFoundError) as error:
+    except (ValueError, OverflowError, FileNotFoundError) as error:  # e.g. levels out of range
         parser.exit(2, f"error: {error}\n")
 
 

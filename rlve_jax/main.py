@@ -3,11 +3,14 @@
 The config file's `mode` picks the job: "train" (RLVE) or "eval" (held-out environments or
 benchmarks, see rlve_jax/evaluate.py). A workdir that already holds checkpoints is resumed.
 Multi-host: every host runs the same command with config.distributed set (README "Scaling out").
+The config is validated before any device, model or pool work; config and input errors print
+one line ("error: ..."), exit status 2; --verbose keeps the traceback.
 """
 
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 from absl import app, flags
@@ -18,6 +21,11 @@ from rlve_jax import distributed
 _CONFIG = config_flags.DEFINE_config_file("config", None, "path to a config file in configs/", lock_config=True)
 _WORKDIR = flags.DEFINE_string("workdir", None, "run directory (checkpoints, metrics, plots); "
                                                 "default: runs/<config file name>")
+_VERBOSE = flags.DEFINE_bool("verbose", False, "print the full traceback of config and input errors")
+
+# Errors that describe bad input (config values, paths, environment names, a run that lost too
+# many items): the message is the whole story, so it is printed alone.
+INPUT_ERRORS = (ValueError, KeyError, FileNotFoundError, NotADirectoryError, app.UsageError)
 
 
 def unknown_overrides(argv: list[str]) -> list[str]:
@@ -61,12 +69,34 @@ def parse_flags(argv: list[str]) -> list[str]:
         raise SystemExit(f"error: {error}") from None
 
 
+def one_line(error: BaseException) -> str:
+    """The message of an input error on one line (KeyError's str() would quote it)."""
+    text = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
+    return " ".join(str(text).split()) or type(error).__name__
+
+
 def main(argv: list[str]) -> None:
+    """Run the job; input errors become one line on stderr and exit status 2 (unless --verbose)."""
+    from rlve_jax.pool import FailureBudgetExceeded
+
+    try:
+        run(argv)
+    except (*INPUT_ERRORS, FailureBudgetExceeded) as error:
+        if _VERBOSE.value:
+            raise
+        print(f"error: {one_line(error)}  (--verbose for the traceback)", file=sys.stderr)
+        sys.exit(2)
+
+
+def run(argv: list[str]) -> None:
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
     config = _CONFIG.value
     if config is None:
         raise app.UsageError("pass --config=configs/<name>.py (e.g. configs/tiny.py)")
+    from rlve_jax.defaults import validate
+
+    validate(config)  # before any device, model or pool work
     workdir = Path(_WORKDIR.value or Path("runs") / Path(flags.FLAGS["config"].config_filename).stem)
     logging.getLogger().setLevel(logging.WARNING)  # library chatter (orbax logs every save at INFO)
     logging.getLogger("rlve_jax").setLevel(logging.INFO)

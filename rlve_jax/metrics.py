@@ -1,10 +1,17 @@
 """Run metrics: workdir/metrics.jsonl (one record per step), TensorBoard events, Weights & Biases
-(optional, log.wandb), a tqdm bar."""
+(optional, log.wandb), a tqdm bar.
+
+A run that starts without a checkpoint starts its metrics clean; a resumed run drops the records
+of steps it will redo (and a torn last line, e.g. from a full disk or a host crash) and tells
+TensorBoard to purge the points past the resumed step, so no step is ever shown twice.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
 import math
+import shutil
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -20,12 +27,25 @@ PROGRESS_KEYS = {  # what the bar shows, short names
 }
 
 
+log = logging.getLogger(__name__)
+
+
 def read_records(workdir: str | Path) -> list[dict]:
-    """All records of workdir/metrics.jsonl (empty if none)."""
+    """All complete records of workdir/metrics.jsonl (empty if none); torn lines are skipped."""
     path = Path(workdir) / "metrics.jsonl"
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    records = []
+    for line in path.read_text(errors="replace").splitlines():
+        try:
+            record = json.loads(line) if line.strip() else None
+        except json.JSONDecodeError:
+            record = None
+        if isinstance(record, dict) and isinstance(record.get("step"), int):
+            records.append(record)
+        elif line.strip():
+            log.warning("%s: skipped a torn record (%d characters)", path, len(line))
+    return records
 
 
 class Progress:
@@ -58,13 +78,36 @@ class MetricsWriter:
                  wandb: "WandbWriter | None" = None):
         self.workdir = Path(workdir)
         self.path = self.workdir / "metrics.jsonl"
+        self.tb_dir = self.workdir / "tensorboard"  # RL steps; the warm start is its own run (tensorboard/warm_start)
         self.enabled = enabled
         self.wandb = wandb if enabled else None
-        self.tb = None
-        if tensorboard and enabled:
-            from tensorboardX import SummaryWriter
+        self.tensorboard = tensorboard and enabled
+        self.tb = None  # opened on the first write, or by start_fresh / resume_at
+        self.tb_warm = None
 
-            self.tb = SummaryWriter(str(self.workdir / "tensorboard"))
+    def _open_tensorboard(self, purge_step: int | None = None) -> None:
+        """(Re)open the RL-step event writer; `purge_step` hides the points at steps >= it."""
+        if not self.tensorboard:
+            return
+        from tensorboardX import SummaryWriter
+
+        if self.tb is not None:
+            self.tb.close()
+        self.tb = SummaryWriter(str(self.tb_dir), purge_step=purge_step)
+
+    def start_fresh(self) -> None:
+        """A run without a checkpoint: forget the records and events a killed earlier attempt left."""
+        if not self.enabled:
+            return
+        self._close_tensorboard()
+        self.path.unlink(missing_ok=True)
+        shutil.rmtree(self.tb_dir, ignore_errors=True)
+        self._open_tensorboard()
+
+    def resume_at(self, step: int) -> None:
+        """A run resumed from checkpoint `step`: drop later records (and torn lines), purge later points."""
+        self.truncate_after(step)
+        self._open_tensorboard(purge_step=step + 1)
 
     def write(self, step: int, metrics: dict, kind: str = "train") -> None:
         if not self.enabled:
@@ -73,21 +116,37 @@ class MetricsWriter:
                                                  if isinstance(v, (int, float)) and math.isfinite(v)}}
         with self.path.open("a") as f:
             f.write(json.dumps(record) + "\n")
-        if self.tb is not None:
-            x = metrics.get("warm_start/step", step) if kind == "warm_start" else step
-            for key, value in record.items():
-                if key not in ("step", "kind"):
-                    self.tb.add_scalar(key, value, x)
-            self.tb.flush()
+        self._write_tensorboard(step, record, kind)
         if self.wandb is not None:
             self.wandb.write(step, record, kind)
 
+    def _write_tensorboard(self, step: int, record: dict, kind: str) -> None:
+        if not self.tensorboard:
+            return
+        if kind == "warm_start":
+            if self.tb_warm is None:
+                from tensorboardX import SummaryWriter
+
+                self.tb_warm = SummaryWriter(str(self.tb_dir / "warm_start"))
+            writer, x = self.tb_warm, record.get("warm_start/step", step)
+        else:
+            if self.tb is None:
+                self._open_tensorboard()
+            writer, x = self.tb, step
+        for key, value in record.items():
+            if key not in ("step", "kind"):
+                writer.add_scalar(key, value, x)
+        writer.flush()
+
     def truncate_after(self, step: int) -> None:
-        """Drop records of steps that a resume will redo (written after the last checkpoint)."""
-        if not self.enabled:
+        """Drop records of steps that a resume will redo (written after the last checkpoint), and any
+        torn line; the rewrite is atomic, so a crash here loses nothing."""
+        if not self.enabled or not self.path.exists():
             return
         records = [r for r in read_records(self.workdir) if r["step"] <= step]
-        self.path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        tmp = self.path.with_suffix(".jsonl.tmp")
+        tmp.write_text("".join(json.dumps(r) + "\n" for r in records))
+        tmp.replace(self.path)
 
     def recent_accuracy(self, last: int = 5) -> dict[str, float]:
         """Mean per-environment accuracy over the last `last` training steps that saw the environment."""
@@ -101,9 +160,14 @@ class MetricsWriter:
     def progress(self, start: int, total: int, enabled: bool = True, desc: str = "RLVE") -> Progress:
         return Progress(start, total, enabled and self.enabled, desc)
 
+    def _close_tensorboard(self) -> None:
+        for writer in (self.tb, self.tb_warm):
+            if writer is not None:
+                writer.close()
+        self.tb = self.tb_warm = None
+
     def close(self) -> None:
-        if self.tb is not None:
-            self.tb.close()
+        self._close_tensorboard()
         if self.wandb is not None:
             self.wandb.close()
 

@@ -5,13 +5,18 @@ each environment has an upper level h (never decreasing) and draws levels unifor
 from the window [max(0, h - W + 1), h]; only rollouts at level h are counted; once an
 environment has at least `min_samples` of them, h goes up by one if their accuracy is
 >= the threshold, and the counters reset either way.
+No environment is ever promoted past its top level (`Environment.max_difficulty`, the highest
+level it generates within the pool's budgets): there it stays, and the scheduler logs it once.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import random
-from typing import Iterable, NamedTuple, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
+
+log = logging.getLogger(__name__)
 
 
 class Draw(NamedTuple):
@@ -50,7 +55,8 @@ class AdaptiveScheduler:
     """Per-environment sliding difficulty windows that climb as the policy masters level h."""
 
     def __init__(self, env_names: Sequence[str], initial_difficulty: int = 0, window: int = 4,
-                 promote_threshold: float = 0.9, min_samples: int = 128, seed: int = 0):
+                 promote_threshold: float = 0.9, min_samples: int = 128, seed: int = 0,
+                 max_levels: Mapping[str, int | None] | None = None):
         if not env_names:
             raise ValueError("AdaptiveScheduler needs at least one environment")
         if len(set(env_names)) != len(env_names):
@@ -60,12 +66,30 @@ class AdaptiveScheduler:
                              f"got {window=}, {min_samples=}, {initial_difficulty=}")
         self.env_names = list(env_names)
         self.window, self.promote_threshold, self.min_samples = window, promote_threshold, min_samples
-        self.upper = {name: initial_difficulty for name in self.env_names}
+        # Each environment's top level (None: no known limit); not state, it comes from the environments.
+        self.max_levels = {name: (max_levels or {}).get(name) for name in self.env_names}
+        self.upper = self._capped({name: initial_difficulty for name in self.env_names}, "the initial level")
         self.tally = {name: _Tally() for name in self.env_names}
         # Problem seeds 0, 1, 2, ...: every process holds the same scheduler and makes the same draws
         # (each generates its own share of them), so seeds stay unique on any number of hosts.
         self.problem_seed = 0
         self.rng = random.Random(seed)
+
+    def _capped(self, upper: dict[str, int], what: str) -> dict[str, int]:
+        """Levels lowered to each environment's top level (with a warning where that changes one)."""
+        capped = {}
+        for env, h in upper.items():
+            top = self.max_levels.get(env)
+            if top is not None and h > top:
+                log.warning("%s: %s %d is above its top level %d; using %d", env, what, h, top, top)
+                h = top
+            capped[env] = h
+        return capped
+
+    def topped_out(self, env: str) -> bool:
+        """True when `env` sits at its top level (it will not be promoted again)."""
+        top = self.max_levels.get(env)
+        return top is not None and self.upper[env] >= top
 
     def window_of(self, env: str) -> tuple[int, int]:
         """The inclusive level range drawn from for `env`."""
@@ -90,9 +114,11 @@ class AdaptiveScheduler:
         promoted = {}
         for env, tally in self.tally.items():
             if tally.num_samples >= self.min_samples:
-                if tally.accuracy_sum / tally.num_samples >= self.promote_threshold:
+                if tally.accuracy_sum / tally.num_samples >= self.promote_threshold and not self.topped_out(env):
                     self.upper[env] += 1
                     promoted[env] = self.upper[env]
+                    if self.topped_out(env):
+                        log.info("%s reached its top level %d: no promotion past it", env, self.upper[env])
                 self.tally[env] = _Tally()
         return promoted
 
@@ -109,7 +135,7 @@ class AdaptiveScheduler:
     def load_state_dict(self, state: dict) -> None:
         if state.get("kind") != "adaptive" or set(state["upper"]) != set(self.env_names):
             raise ValueError("scheduler state does not match this scheduler's kind or environment list")
-        self.upper = {env: int(h) for env, h in state["upper"].items()}
+        self.upper = self._capped({env: int(h) for env, h in state["upper"].items()}, "the checkpoint's level")
         self.tally = {env: _Tally(**t) for env, t in state["tally"].items()}
         self.problem_seed = int(state["problem_seed"])
         self.rng.setstate(_rng_state_from_json(state["rng"]))
@@ -118,10 +144,12 @@ class AdaptiveScheduler:
 class StaticScheduler(AdaptiveScheduler):
     """The paper's static baseline: every environment draws levels uniformly from [lo, hi]."""
 
-    def __init__(self, env_names: Sequence[str], lo: int = 0, hi: int = 0, seed: int = 0):
+    def __init__(self, env_names: Sequence[str], lo: int = 0, hi: int = 0, seed: int = 0,
+                 max_levels: Mapping[str, int | None] | None = None):
+        """An environment whose top level is below `hi` draws from the `hi - lo + 1` levels below its top."""
         if not 0 <= lo <= hi:
             raise ValueError(f"StaticScheduler needs 0 <= lo <= hi, got {lo=}, {hi=}")
-        super().__init__(env_names, initial_difficulty=hi, window=hi - lo + 1, seed=seed)
+        super().__init__(env_names, initial_difficulty=hi, window=hi - lo + 1, seed=seed, max_levels=max_levels)
 
     def update(self, rollouts: Iterable[Rollout]) -> dict[str, int]:
         """The window never moves."""

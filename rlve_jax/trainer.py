@@ -28,10 +28,10 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax import dapo, distributed, evaluate, plan, registry, sharding
+from rlve_jax import dapo, defaults, distributed, evaluate, plan, registry, sharding
 from rlve_jax.checkpoint import Checkpointer, StopRequest
 from rlve_jax.metrics import MetricsWriter, wandb_writer
-from rlve_jax.pool import EnvPool
+from rlve_jax.pool import EnvPool, FailureBudgetExceeded, PoolStats, check_failure_budget
 from rlve_jax.batching import (MicroBatch, SequenceBatch, bucket, build_sequences, fixed_micro_batches,
                                padding_fraction, sequence_logprobs, token_budget_micro_batches)
 from rlve_jax.collector import Collection, Collector, rank_within, rollout_metrics
@@ -165,29 +165,11 @@ def shardings_of(tree):
     return jax.tree.map(lambda x: x.sharding, tree)
 
 
-def validate(config: ml_collections.ConfigDict) -> None:
-    """Fail at once, with what to pass, on configs that cannot work."""
-    if config.env.reward_key not in ("reward", "accuracy"):
-        raise ValueError(f"env.reward_key must be 'reward' or 'accuracy', got {config.env.reward_key!r}")
-    if config.loss.aggregation not in dapo.AGGREGATIONS:
-        raise ValueError(f"loss.aggregation must be one of {dapo.AGGREGATIONS}, got {config.loss.aggregation!r}")
-    if config.scheduler.kind not in ("adaptive", "static"):
-        raise ValueError(f"scheduler.kind must be 'adaptive' or 'static', got {config.scheduler.kind!r}")
-    if config.rollout.samples_per_prompt < 2 and config.rollout.dynamic_sampling:
-        raise ValueError("dynamic sampling needs rollout.samples_per_prompt >= 2")
-    rows = config.rollout.prompts_per_step * config.rollout.samples_per_prompt
-    if rows % config.train.micro_batch_size:
-        raise ValueError(f"train.micro_batch_size={config.train.micro_batch_size} must divide the batch of "
-                         f"{rows} sequences (prompts_per_step x samples_per_prompt)")
-    if config.mesh.sampler_tensor < 0:
-        raise ValueError(f"mesh.sampler_tensor must be >= 0 (0 = mesh.tensor), got {config.mesh.sampler_tensor}")
-
-
 class Trainer:
     """Owns the model, optimizer, scheduler, pool, sampler settings and the workdir."""
 
     def __init__(self, config: ml_collections.ConfigDict, workdir: str | Path):
-        validate(config)
+        defaults.validate(config)
         self.config = config
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -205,7 +187,8 @@ class Trainer:
             log.info("%s", planned.table())
         self.tx = make_optimizer(config.optim)
         self.opt_state = init_optimizer(self.tx, self.policy.params, self.policy.mesh)
-        self.scheduler = make_scheduler(config, self.env_names)
+        self.scheduler = make_scheduler(config, self.env_names,
+                                        {name: env.max_difficulty for name, env in self.envs.items()})
         self.pool = EnvPool(config.env.workers, config.env.timeout_s, config.env.memory_limit_mb)
         self.checkpointer = Checkpointer(self.workdir, config.checkpoint.every, config.checkpoint.keep)
         self.loss_config = dapo.LossConfig(config.loss.clip_low, config.loss.clip_high, config.loss.tis_clip,
@@ -250,8 +233,9 @@ class Trainer:
                                                                               self.opt_state)
         self.scheduler.load_state_dict(meta["scheduler"])
         self.collector.load_state_dict(meta.get("collector", {}))
+        self.pool.stats = PoolStats.from_dict(meta.get("pool_stats", {}))
         self.step = meta["step"]
-        self.metrics.truncate_after(self.step)
+        self.metrics.resume_at(self.step)
         log.info("resumed from step %d in %s", self.step, self.workdir)
         return True
 
@@ -353,7 +337,7 @@ class Trainer:
             Rollout(self.env_names[env], int(difficulty), float(accuracy))
             for env, difficulty, accuracies in zip(records.env, records.difficulty, records.accuracy)
             for accuracy in accuracies)
-        metrics = rollout_metrics(records, self.env_names, collection.stats)
+        metrics = {**rollout_metrics(records, self.env_names, collection.stats), **collection.failures}
         train_start = time.perf_counter()
         if len(collection.kept):
             metrics.update(self.update(collection))
@@ -380,6 +364,7 @@ class Trainer:
         """Train until config.steps, checkpointing; SIGTERM saves and exits cleanly."""
         resumed = self.maybe_resume()
         if not resumed:
+            self.metrics.start_fresh()  # a killed attempt before the first checkpoint leaves nothing behind
             if self.config.warm_start.steps:
                 self.warm_start()
             self.save()
@@ -444,8 +429,7 @@ class Trainer:
         draws = warm_start_draws(self.env_names, cfg.max_difficulty, self.config.seed)
         progress = self.metrics.progress(0, cfg.steps, enabled=self.config.log.progress, desc="warm start")
         for step in range(cfg.steps):
-            requests = [next(draws) for _ in range(cfg.batch_size)]
-            problems = [p for p in self.pool.generate(requests) if p is not None]
+            problems, failed = self.warm_start_problems(draws, cfg.batch_size, f"warm-start step {step + 1}")
             policy = self.policy
             prompts = [policy.encode_prompt(p) for p in problems]
             answers = [policy.tokenizer.encode(answer_completion(policy.prompt_format, self.envs[p.env].reference(p)))
@@ -453,8 +437,30 @@ class Trainer:
             batch = build_sequences(prompts, answers, policy.tokenizer.pad_id, rows=cfg.batch_size)
             policy.params, opt_state, loss = sft_step(policy.params, opt_state, batch)
             progress.update(step + 1, {"warm_start/loss": float(loss)})
-            self.metrics.write(0, {"warm_start/loss": float(loss), "warm_start/step": step + 1}, kind="warm_start")
+            self.metrics.write(0, {"warm_start/loss": float(loss), "warm_start/step": step + 1,
+                                   "warm_start/failed_generations": failed},
+                               kind="warm_start")
         progress.close()
+
+    def warm_start_problems(self, draws: Iterator[tuple[str, int, int]], count: int,
+                            where: str) -> tuple[list, int]:
+        """`count` problems with reference answers for one warm-start batch (never fewer), and how many
+        generations failed on the way.
+
+        Failures count against env.max_failure_share (the run stops, naming them, when they are too
+        many) and are replaced by further draws, so a batch is never empty or short.
+        """
+        problems: list = []
+        failed = 0
+        for _ in range(8):  # within a failure budget below 100%, a few refills suffice
+            generated = self.pool.generate([next(draws) for _ in range(count - len(problems))])
+            check_failure_budget(self.pool.take_tally(), self.config.env.max_failure_share, where)
+            failed += sum(p is None for p in generated)
+            problems += [p for p in generated if p is not None and self.envs[p.env].reference(p) is not None]
+            if len(problems) == count:
+                return problems, failed
+        raise FailureBudgetExceeded(f"{where}: only {len(problems)} of {count} problems with reference answers "
+                                    f"after 8 rounds of draws ({failed} generations failed)")
 
 
 def warm_start_draws(env_names: Sequence[str], max_difficulty: int, seed: int) -> Iterator[tuple[str, int, int]]:
@@ -466,9 +472,12 @@ def warm_start_draws(env_names: Sequence[str], max_difficulty: int, seed: int) -
         problem_seed += 1
 
 
-def make_scheduler(config: ml_collections.ConfigDict, env_names: Sequence[str]) -> AdaptiveScheduler:
+def make_scheduler(config: ml_collections.ConfigDict, env_names: Sequence[str],
+                   max_levels: dict[str, int | None] | None = None) -> AdaptiveScheduler:
+    """The configured scheduler; `max_levels` are the environments' top levels (never promoted past)."""
     s = config.scheduler
     if s.kind == "static":
-        return StaticScheduler(env_names, s.static_lo, s.static_hi, seed=config.seed)
+        return StaticScheduler(env_names, s.static_lo, s.static_hi, seed=config.seed, max_levels=max_levels)
     return AdaptiveScheduler(env_names, s.initial_difficulty, s.window, s.promote_threshold,
-                             s.min_prompts * config.rollout.samples_per_prompt, seed=config.seed)
+                             s.min_prompts * config.rollout.samples_per_prompt, seed=config.seed,
+                             max_levels=max_levels)

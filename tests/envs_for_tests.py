@@ -7,7 +7,8 @@ from rlve_jax.env import Environment, parse_int
 
 
 class EchoEnv(Environment):
-    """Answer = the seed; 'sleep' makes the verifier hang, 'die' kills the worker process."""
+    """Answer = the seed; 'sleep' makes the verifier hang, 'die' kills the worker process, 'exit' and
+    'interrupt' raise SystemExit / KeyboardInterrupt, 'slow:<value>' answers after a second."""
 
     name = "TestOnlyEcho"
 
@@ -25,6 +26,13 @@ class EchoEnv(Environment):
             time.sleep(60)
         if answer == "die":
             os._exit(3)
+        if answer == "exit":
+            raise SystemExit(0)
+        if answer == "interrupt":
+            raise KeyboardInterrupt
+        if answer.startswith("slow:"):
+            time.sleep(1.0)
+            answer = answer[5:]
         if answer == "hog":
             blob = bytearray(64 * 2**30)  # far above the worker's memory limit
             return float(len(blob) > 0)
@@ -38,3 +46,25 @@ class SlowGenerateEnv(EchoEnv):
         if params["N"] == 1:
             time.sleep(60)
         return super().sample(params, rng)
+
+
+def _status_kb(field: str) -> int:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field))
+
+
+def top_level_item(name: str, difficulty: int, seed: int) -> dict:
+    """A pool item for tests/test_top_levels.py: generate + verify(reference) at a level, with the CPU
+    seconds, the resident memory it added and the prompt size (the probe's budgets, load-independent)."""
+    from rlve_jax import registry
+
+    with open("/proc/self/clear_refs", "w") as f:  # reset the peak-RSS mark to the current RSS
+        f.write("5")
+    before_kb = _status_kb("VmRSS:")
+    env = registry.make(name)
+    start = time.process_time()
+    problem = env.generate(difficulty, seed)
+    reference = env.reference(problem)
+    correct = reference is None or env.verify(problem, f"<answer>{reference}</answer>").accuracy
+    return {"cpu_s": time.process_time() - start, "added_mb": (_status_kb("VmHWM:") - before_kb) / 1024,
+            "prompt_chars": len(problem.prompt), "reference_correct": correct}

@@ -28,3 +28,20 @@ def test_missing_model_says_what_to_pass(tmp_path):
 def test_unimplemented_environment_is_listed(tmp_path):
     result = run("--config=configs/tiny.py", f"--workdir={tmp_path}", "--config.env.collection=Sorting,NoSuchEnv")
     assert result.returncode != 0 and "NoSuchEnv" in result.stderr
+
+
+def test_config_errors_are_one_line_before_any_model_work(tmp_path):
+    result = run("--config=configs/tiny.py", f"--workdir={tmp_path}", "--config.optim.lr=nan", "--config.steps=-5",
+                 "--config.env.workers=-1", "--config.env.timeout_s=0", "--config.train.micro_batch_size=0")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: bad config: ") and "Traceback" not in result.stderr
+    for text in ("steps=-5", "optim.lr=nan", "env.workers=-1", "env.timeout_s=0.0", "train.micro_batch_size=0"):
+        assert text in lines[0]
+    assert not (tmp_path / "checkpoints").exists()  # nothing was set up
+
+
+def test_verbose_keeps_the_traceback(tmp_path):
+    result = run("--config=configs/tiny.py", f"--workdir={tmp_path}", "--config.optim.lr=-0.5", "--verbose")
+    assert result.returncode != 0 and "Traceback" in result.stderr
+    assert "optim.lr=-0.5 must be a finite number > 0" in result.stderr

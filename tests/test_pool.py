@@ -1,12 +1,18 @@
-"""The process pool: hard timeouts, crashes, memory limits, order and worker-count independence."""
+"""The process pool: hard timeouts, crashes, memory limits, order and worker-count independence,
+worker deaths, warm workers and failure counts."""
 
+import json
+import multiprocessing
+import os
+import signal
+import threading
 import time
 
 import pytest
 
 from envs_for_tests import EchoEnv, SlowGenerateEnv
 from rlve_jax.env import Verdict
-from rlve_jax.pool import EnvPool
+from rlve_jax.pool import EnvPool, FailureBudgetExceeded, FailureTally, PoolStats, check_failure_budget
 
 ECHO = EchoEnv()
 
@@ -64,3 +70,121 @@ def test_inline_mode_times_out_too():
     with EnvPool(workers=0, timeout_s=0.5, extra_envs=[ECHO]) as p:
         verdict = p.verify([ECHO.generate(0, 0)], [tagged("sleep")])[0]
     assert verdict.reason == "timeout"
+
+
+# ---------------------------------------------------------------------------
+# Worker deaths, BaseException, warm workers, failure counts
+
+
+def new_children(before):
+    """Worker processes started since `before` (multiprocessing's live children)."""
+    return [c for c in multiprocessing.active_children() if c.pid not in before]
+
+
+def started_pool(**kwargs):
+    """A pool whose workers are up, and their pids."""
+    before = {c.pid for c in multiprocessing.active_children()}
+    p = EnvPool(extra_envs=[ECHO], **kwargs)
+    assert p.verify([ECHO.generate(0, 0)], [tagged(ECHO.generate(0, 0).data["value"])])[0].accuracy
+    return p, [c.pid for c in new_children(before)]
+
+
+def echo_batch(n, slow=False):
+    problems = [ECHO.generate(0, seed) for seed in range(n)]
+    return problems, [tagged(("slow:" if slow else "") + str(p.data["value"])) for p in problems]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_idle_worker_killed_between_calls(workers):
+    p, pids = started_pool(workers=workers, timeout_s=5.0)
+    with p:
+        for pid in pids:  # with every worker gone pebble marks the pool broken ("All workers expired")
+            os.kill(pid, signal.SIGKILL)
+        time.sleep(0.5)
+        problems, outputs = echo_batch(6)
+        assert all(v.accuracy for v in p.verify(problems, outputs))
+        assert p.generate([("TestOnlyEcho", 0, 4)])[0] == ECHO.generate(0, 4)
+        assert p.stats.crashes == 0 and p.stats.timeouts == 0 and p.stats.restarts == 1
+
+
+def test_busy_worker_killed_during_a_call():
+    p, pids = started_pool(workers=2, timeout_s=10.0)
+    with p:
+        problems, outputs = echo_batch(4, slow=True)  # each item takes a second
+        killer = threading.Timer(0.5, lambda: [os.kill(pid, signal.SIGKILL) for pid in pids])
+        killer.start()
+        verdicts = p.verify(problems, outputs)
+        killer.join()
+        assert [v.reason for v in verdicts] == ["correct"] * 4  # the killed items ran again
+        assert p.stats.retries >= 1 and p.stats.crashes == 0
+
+
+def test_a_verifier_that_always_kills_its_worker_is_a_crash_after_one_retry(pool):
+    before = pool.stats.as_dict()
+    verdicts = pool.verify([ECHO.generate(0, 1)] * 2, [tagged("die"), tagged(ECHO.generate(0, 1).data["value"])])
+    assert [v.reason for v in verdicts] == ["crash", "correct"]
+    after = pool.stats.as_dict()
+    assert after["retries"] == before["retries"] + 1 and after["crashes"] == before["crashes"] + 1
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_system_exit_and_keyboard_interrupt_from_environment_code_are_verdicts(workers):
+    outputs = [tagged("exit"), tagged(ECHO.generate(0, 0).data["value"])]
+    if workers:  # a worker's KeyboardInterrupt is environment code's, never the user's
+        outputs.insert(1, tagged("interrupt"))
+    with EnvPool(workers=workers, timeout_s=5.0, extra_envs=[ECHO]) as p:
+        verdicts = p.verify([ECHO.generate(0, 0)] * len(outputs), outputs)
+        assert [v.reason for v in verdicts] == ["error"] * (len(outputs) - 1) + ["correct"]
+        assert p.stats.failures["TestOnlyEcho"]["verify/error"] == len(outputs) - 1
+
+
+def test_inline_mode_lets_ctrl_c_through():
+    with EnvPool(workers=0, extra_envs=[ECHO]) as p, pytest.raises(KeyboardInterrupt):
+        p.verify([ECHO.generate(0, 0)], [tagged("interrupt")])
+
+
+def test_slow_imports_are_not_timed():
+    """Workers import the gym and the extra environments' modules before their first item, and a
+    worker replaced after a timeout warms up before it is timed: every item is right."""
+    from slow_import_envs import SlowImportEnv
+
+    slow = SlowImportEnv()
+    with EnvPool(workers=2, timeout_s=0.5, extra_envs=[slow, ECHO]) as p:
+        for _ in range(2):
+            requests = [("TestOnlySlowImport", 0, s) for s in range(6)] + [("Sorting", 2, s) for s in range(6)]
+            problems = p.generate(requests)
+            assert None not in problems
+            outputs = [tagged(p_.data["value"]) if p_.env == slow.name else tagged(" ".join(map(str, p_.data["gold"])))
+                       for p_ in problems]
+            assert all(v.accuracy for v in p.verify(problems, outputs))
+        # A timeout replaces a worker with a cold one, which imports everything before it is timed.
+        mixed = p.verify([ECHO.generate(0, 0)] + problems[:6],
+                         [tagged("sleep")] + [tagged(p_.data["value"]) for p_ in problems[:6]])
+        assert [v.reason for v in mixed] == ["timeout"] + ["correct"] * 6
+
+
+def test_failures_are_counted_per_environment_and_step():
+    with EnvPool(workers=0, timeout_s=0.5, extra_envs=[ECHO, SlowGenerateEnv()]) as p:
+        p.generate([("TestOnlySlowGenerate", 1, 0), ("TestOnlyEcho", 0, 0), ("NoSuchEnvironment", 0, 0)])
+        p.verify([ECHO.generate(0, 0)], [tagged("sleep")])
+        tally = p.take_tally()
+        assert tally.attempted == {"generate": 3, "verify": 1}
+        assert tally.failed == {("generate", "TestOnlySlowGenerate", "timeout"): 1,
+                                ("generate", "NoSuchEnvironment", "error"): 1, ("verify", "TestOnlyEcho", "timeout"): 1}
+        assert p.take_tally().attempted == {}  # a fresh tally per step
+        assert p.stats.failures["TestOnlySlowGenerate"] == {"generate/timeout": 1}
+        assert PoolStats.from_dict(json.loads(json.dumps(p.stats.as_dict()))) == p.stats  # checkpoint round trip
+
+
+def test_failure_budget_names_environments_and_reasons():
+    tally = FailureTally()
+    tally.attempted.update({"generate": 32, "verify": 100})
+    tally.failed.update({("generate", "Cinema", "timeout"): 20, ("generate", "Sorting", "error"): 1,
+                         ("verify", "Sorting", "crash"): 50})
+    check_failure_budget(tally, 0.7, "step 3")  # 21/32 and 50/100 are within 70%
+    with pytest.raises(FailureBudgetExceeded) as error:
+        check_failure_budget(tally, 0.5, "step 3")
+    message = str(error.value)
+    assert "\n" not in message
+    assert message.startswith("step 3: 21 of 32 generations failed") and "Cinema 20x timeout, Sorting 1x error" in message
+    check_failure_budget(FailureTally(), 0.0, "empty step")  # nothing attempted: nothing to judge

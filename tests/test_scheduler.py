@@ -91,3 +91,26 @@ def test_bad_arguments():
         AdaptiveScheduler(["A", "A"])
     with pytest.raises(ValueError):
         StaticScheduler(["A"], lo=3, hi=1)
+
+
+def test_never_promoted_past_the_top_level_and_logged_once(caplog):
+    s = AdaptiveScheduler(["A", "B"], min_samples=4, max_levels={"A": 2, "B": None})
+    caplog.set_level("INFO", logger="rlve_jax.scheduler")
+    for step in range(6):
+        s.update(rollouts("A", s.upper["A"], 4, 4) + rollouts("B", s.upper["B"], 4, 4))
+    assert s.upper == {"A": 2, "B": 6} and s.topped_out("A") and not s.topped_out("B")
+    assert s.window_of("A") == (0, 2) and max(s.sample().difficulty for _ in range(200)) <= 6
+    assert [r.getMessage() for r in caplog.records] == ["A reached its top level 2: no promotion past it"]
+    assert s.tally["A"].num_samples == 0  # counters still reset at the top
+
+
+def test_top_levels_cap_the_initial_level_the_static_range_and_a_loaded_state():
+    s = AdaptiveScheduler(["A", "B"], initial_difficulty=5, max_levels={"A": 3})
+    assert s.upper == {"A": 3, "B": 5}
+    static = StaticScheduler(["A", "B"], lo=2, hi=6, max_levels={"A": 4})
+    assert static.window_of("A") == (0, 4) and static.window_of("B") == (2, 6)
+    state = AdaptiveScheduler(["A", "B"], initial_difficulty=9).state_dict()
+    s.load_state_dict(state)
+    assert s.upper == {"A": 3, "B": 9}
+    # The state keeps its shape: the top levels come from the environments, not the checkpoint.
+    assert set(s.state_dict()) == {"kind", "upper", "tally", "problem_seed", "rng"}

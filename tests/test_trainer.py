@@ -50,6 +50,13 @@ def final_state(workdir):
     return step, leaves, restored["meta"]["scheduler"]
 
 
+def pool_stats(workdir):
+    """The pool counters in the last checkpoint's record."""
+    checkpoints = Path(workdir) / "checkpoints"
+    step = max(int(p.name) for p in checkpoints.iterdir() if p.name.isdigit())
+    return json.loads((checkpoints / str(step) / "meta" / "metadata").read_text())["pool_stats"]
+
+
 def test_build_sequences_right_pads_and_masks():
     batch = build_sequences([[1, 2, 3], [4]], [[5, 6], [7, 8, 9]], pad_id=0,
                             sampler_logprobs=[[-0.5, -0.25], [-1.0, -2.0, -3.0]], advantages=[1.0, -1.0], rows=3)
@@ -93,6 +100,8 @@ def test_tiny_run_end_to_end(uninterrupted):
 
 def test_resume_after_sigkill_matches_uninterrupted_run(uninterrupted, tmp_path):
     reference_dir, _ = uninterrupted
+    # A killed attempt before the first checkpoint left stale records: a run without a checkpoint drops them.
+    (tmp_path / "metrics.jsonl").write_text('{"step": 0, "kind": "warm_start", "warm_start/loss": 9.0}\n' * 40)
     process = run_main(tmp_path, wait=False)
     checkpoint_two = tmp_path / "checkpoints" / "2"
     deadline = time.time() + 900
@@ -102,6 +111,8 @@ def test_resume_after_sigkill_matches_uninterrupted_run(uninterrupted, tmp_path)
         time.sleep(0.2)
     process.send_signal(signal.SIGKILL)
     process.wait()
+    with (tmp_path / "metrics.jsonl").open("a") as f:  # a torn last record (full disk, host crash)
+        f.write('{"step": 3, "kind": "tra')
     run_main(tmp_path)  # resumes from the latest complete checkpoint
     step, params, scheduler = final_state(tmp_path)
     ref_step, ref_params, ref_scheduler = final_state(reference_dir)
@@ -109,9 +120,11 @@ def test_resume_after_sigkill_matches_uninterrupted_run(uninterrupted, tmp_path)
     assert scheduler == ref_scheduler
     for a, b in zip(params, ref_params):
         np.testing.assert_array_equal(a, b)
-    steps = [json.loads(line)["step"] for line in (tmp_path / "metrics.jsonl").read_text().splitlines()
-             if json.loads(line)["kind"] == "train"]
-    assert steps == [0, 1, 2, 3, 4]  # no duplicated records after the resume
+    records = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in records if r["kind"] == "train"] == [0, 1, 2, 3, 4]  # no duplicates, no torn line
+    assert sum(r["kind"] == "warm_start" for r in records) == 40 and "warm_start/loss" in records[-6]
+    assert not any(r.get("warm_start/loss") == 9.0 for r in records)
+    assert pool_stats(tmp_path) == pool_stats(reference_dir)  # the pool's counters were restored too
 
 
 def test_sigterm_saves_the_current_step_and_exits(tmp_path):
