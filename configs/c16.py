@@ -9,4 +9,5 @@ from rlve_jax.defaults import base_config
 def get_config():
     config = base_config()
     config.env.collection = "C16"
+    config.tokenizer.boxed_instruction = False  # the original's chat prompt exactly (its 1.5B runs)
     return config
