@@ -58,6 +58,13 @@ def slots_for_budget(budget_tokens: int, slot_len: int) -> int:
     return max(0, budget_tokens // slot_len - 1)
 
 
+def shardable_slots(slots: int, mesh: Mesh | None) -> int:
+    """Slots rounded down to a multiple of the mesh's data-parallel devices, so the slot cache is split
+    over them (fit_spec replicates an axis they do not divide: every device would hold every slot)."""
+    parallel = 1 if mesh is None else mesh.shape["data"] * mesh.shape["fsdp"]
+    return slots - slots % parallel if slots >= parallel else slots
+
+
 def default_budget_tokens(cfg: ModelConfig, slot_len: int, devices: Sequence[jax.Device] | None = None,
                           reserve_bytes: int = 0) -> int:
     """KV tokens that fit in the devices' free memory now (so after parameters and optimizer state, which
@@ -210,7 +217,7 @@ class Engine:
         self.slot_length = slot_length(max_prompt_tokens, max_new_tokens)
         devices = None if mesh is None else list(mesh.devices.flat)
         self.budget_tokens = budget_tokens or default_budget_tokens(cfg, self.slot_length, devices, reserve_bytes)
-        self.slots = slots_for_budget(self.budget_tokens, self.slot_length)
+        self.slots = shardable_slots(slots_for_budget(self.budget_tokens, self.slot_length), mesh)
         if self.slots < 1:
             raise ValueError(f"a KV budget of {self.budget_tokens} tokens holds no decode slot of {self.slot_length} "
                              f"tokens beside its prefill: set {budget_key} >= {2 * self.slot_length} (or lower "

@@ -292,7 +292,7 @@ def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, sampler_me
     slots = engine.slots_for_budget(budget, slot_len)
     processes = max(1, jax.device_count() // devices)
     rows = -(-r.oversample_prompts // processes) * r.samples_per_prompt  # a round's rows on one process
-    slots = min(slots, engine._pow2(rows))  # the engine allocates no more slots than rows (powers of two)
+    slots = min(engine.shardable_slots(slots, sampler_mesh), engine._pow2(rows))  # no more slots than rows
     if slots < 1:
         raise ValueError(f"a KV budget of {budget} tokens holds no decode slot of {slot_len} tokens: set "
                          f"rollout.cache_budget_tokens >= {2 * slot_len}")
@@ -320,14 +320,18 @@ def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, sampler_me
     tokens = placed((prompts, lp), jnp.int32)
     prefill = engine._prefill.lower(graphdef, sampler_params, tokens, placed((prompts,), jnp.int32)).compile()
     outputs = 2 * slots * r.segment_steps * 4 // devices
+    decode_temp, decode_detail = _temp(decode), f"compiled; a segment of {r.segment_steps} steps over {slots} slots"
+    if sampler_mesh.devices.flat[0].platform == "cpu":  # CPU copies the cache each step: not a GPU's figure
+        decode_temp = engine.LOGITS_COPIES * 4 * cfg.vocab_size * -(-slots // devices)
+        decode_detail = (f"the engine's estimate ({engine.LOGITS_COPIES} f32 logits per slot; the CPU compiler's "
+                         f"{_temp(decode) / GB:.1f} GB copies the cache out of place)")
     return [
         ("rollout", "sampler parameters (full copy)", per_device_bytes(sampler_params), "fsdp gathered"),
         ("rollout", "KV cache", per_device_bytes(cache),
          f"{slots} slots x {slot_len:,} tokens x {per_token:,} B; budget {budget:,} tokens {source}"),
         ("rollout", "output tokens + logprobs", outputs, f"one segment of {r.segment_steps} steps"),
         ("rollout", "prefill temporaries", _temp(prefill), f"compiled; {prompts} prompts x {lp}"),
-        ("rollout", "decode temporaries", _temp(decode),
-         f"compiled; a segment of {r.segment_steps} steps over {slots} slots"),
+        ("rollout", "decode temporaries", decode_temp, decode_detail),
     ]
 
 
