@@ -40,7 +40,7 @@ def test_integer_answer_environments_are_found():
 def test_reference_plus_one_is_never_accurate(name):
     env = registry.make(name)
     for d in LEVELS:
-        if d == 12 and name in SLOW_AT_12:
+        if (d == 12 and name in SLOW_AT_12) or d > (env.max_difficulty or d):  # above its top level: no problem
             continue
         for seed in SEEDS:
             problem = env.generate(d, seed)
