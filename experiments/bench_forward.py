@@ -122,7 +122,7 @@ def train_step_rows(args, peak: float) -> None:
     """One micro-batch of one sequence through the trainer's own gradient accumulation (remat, scanned
     layers, chunked logits), on one device. Model FLOPs: 3x the forward's (matmuls, causal attention,
     logits), recomputation not counted."""
-    from rlve_jax.trainer import accumulator_shardings, make_accumulate, make_micro_loss, zero_accumulator
+    from rlve_jax.train_step import accumulator_shardings, make_accumulate, make_micro_loss, zero_accumulator
 
     cfg = ModelConfig.preset(args.preset, attention_impl=args.attention, remat=True, scan_layers=True)
     model = nnx.jit(lambda: Transformer(cfg, rngs=nnx.Rngs(0)))()

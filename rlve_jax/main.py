@@ -14,59 +14,13 @@ import sys
 from pathlib import Path
 
 from absl import app, flags
-from ml_collections import config_flags
 
 from rlve_jax import distributed
-
-_CONFIG = config_flags.DEFINE_config_file("config", None, "path to a config file in configs/", lock_config=True)
-_WORKDIR = flags.DEFINE_string("workdir", None, "run directory (checkpoints, metrics, plots); "
-                                                "default: runs/<config file name>")
-_VERBOSE = flags.DEFINE_bool("verbose", False, "print the full traceback of config and input errors")
+from rlve_jax.cli import CONFIG, VERBOSE, WORKDIR, parse_flags
 
 # Errors that describe bad input (config values, paths, environment names, a run that lost too
 # many items): the message is the whole story, so it is printed alone.
 INPUT_ERRORS = (ValueError, KeyError, FileNotFoundError, NotADirectoryError, app.UsageError)
-
-
-def unknown_overrides(argv: list[str]) -> list[str]:
-    """`--config.a.b=v` arguments whose key is not in the config file's tree, with suggestions."""
-    import difflib
-
-    from rlve_jax.defaults import load_config_file
-
-    path = next((a.split("=", 1)[1] for a in argv if a.startswith("--config=")), None)
-    if path is None:
-        return []
-    known = set(flatten_keys(load_config_file(*path.split(":", 1))))
-    problems = []
-    for arg in argv:
-        if arg.startswith("--config.") and "=" in arg:
-            key = arg[len("--config."):].split("=", 1)[0]
-            if key not in known:
-                close = difflib.get_close_matches(key, known, n=3)
-                problems.append(f"--config.{key}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
-    return problems
-
-
-def flatten_keys(config, prefix: str = "") -> list[str]:
-    keys = []
-    for name, value in config.items():
-        keys.append(prefix + name)
-        if hasattr(value, "items"):
-            keys += flatten_keys(value, f"{prefix}{name}.")
-    return keys
-
-
-def parse_flags(argv: list[str]) -> list[str]:
-    """absl flag parsing, with a readable error for unknown config keys."""
-    try:
-        return flags.FLAGS(argv)
-    except (AttributeError, KeyError, flags.Error) as error:
-        unknown = unknown_overrides(argv)
-        if unknown:
-            raise SystemExit("error: unknown config keys: " + "; ".join(unknown)
-                             + "\n(every key is listed in rlve_jax/defaults.py)") from None
-        raise SystemExit(f"error: {error}") from None
 
 
 def one_line(error: BaseException) -> str:
@@ -82,7 +36,7 @@ def main(argv: list[str]) -> None:
     try:
         run(argv)
     except (*INPUT_ERRORS, FailureBudgetExceeded) as error:
-        if _VERBOSE.value:
+        if VERBOSE.value:
             raise
         print(f"error: {one_line(error)}  (--verbose for the traceback)", file=sys.stderr)
         sys.exit(2)
@@ -91,13 +45,13 @@ def main(argv: list[str]) -> None:
 def run(argv: list[str]) -> None:
     if len(argv) > 1:
         raise app.UsageError(f"unexpected arguments: {argv[1:]}")
-    config = _CONFIG.value
+    config = CONFIG.value
     if config is None:
         raise app.UsageError("pass --config=configs/<name>.py (e.g. configs/tiny.py)")
     from rlve_jax.defaults import validate
 
     validate(config)  # before any device, model or pool work
-    workdir = Path(_WORKDIR.value or Path("runs") / Path(flags.FLAGS["config"].config_filename).stem)
+    workdir = Path(WORKDIR.value or Path("runs") / Path(flags.FLAGS["config"].config_filename).stem)
     logging.getLogger().setLevel(logging.WARNING)  # library chatter (orbax logs every save at INFO)
     logging.getLogger("rlve_jax").setLevel(logging.INFO)
     distributed.initialize(config)  # before anything touches a device

@@ -194,7 +194,7 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
 
 def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> list[tuple[str, str, int, str]]:
     """Parameters, optimizer state, the gradient accumulation of the largest micro-batch, the update."""
-    from rlve_jax.trainer import (accumulator_shardings, learning_rate, logits_tokens, make_accumulate,
+    from rlve_jax.train_step import (accumulator_shardings, learning_rate, logits_tokens, make_accumulate,
                                   make_apply, make_micro_loss, make_optimizer, zero_accumulator)
 
     data_parallel = mesh.shape["data"] * mesh.shape["fsdp"]
@@ -430,6 +430,6 @@ def main(argv: list[str]) -> None:
 if __name__ == "__main__":
     from absl import app
 
-    from rlve_jax.main import parse_flags  # also defines --config (and --workdir, unused here)
+    from rlve_jax.cli import parse_flags  # also defines --config (and --workdir, unused here)
 
     app.run(main, flags_parser=parse_flags)

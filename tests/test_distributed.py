@@ -19,7 +19,7 @@ from jax.sharding import PartitionSpec as P
 from rlve_jax import convert, distributed, sharding
 from rlve_jax.checkpoint import load_on_one_device
 from rlve_jax.defaults import CONFIGS, base_config, experiment, load_config_file
-from rlve_jax.main import flatten_keys
+from rlve_jax.cli import flatten_keys
 from test_trainer import FAST, REPO
 
 

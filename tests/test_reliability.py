@@ -13,7 +13,7 @@ import pytest
 
 from envs_for_tests import EchoEnv, SlowGenerateEnv
 from rlve_jax import defaults
-from rlve_jax.main import flatten_keys
+from rlve_jax.cli import flatten_keys
 from rlve_jax.env import Problem
 from rlve_jax.metrics import MetricsWriter, read_records
 from rlve_jax.pool import EnvPool, FailureBudgetExceeded

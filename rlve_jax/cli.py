@@ -1,0 +1,54 @@
+"""The command line shared by the entry points (rlve_jax.main, rlve_jax.plan): the --config,
+--workdir and --verbose flags, and flag parsing that names unknown config keys with suggestions.
+"""
+
+from __future__ import annotations
+
+from absl import flags
+from ml_collections import config_flags
+
+CONFIG = config_flags.DEFINE_config_file("config", None, "path to a config file in configs/", lock_config=True)
+WORKDIR = flags.DEFINE_string("workdir", None, "run directory (checkpoints, metrics, plots); "
+                                               "default: runs/<config file name>")
+VERBOSE = flags.DEFINE_bool("verbose", False, "print the full traceback of config and input errors")
+
+
+def unknown_overrides(argv: list[str]) -> list[str]:
+    """`--config.a.b=v` arguments whose key is not in the config file's tree, with suggestions."""
+    import difflib
+
+    from rlve_jax.defaults import load_config_file
+
+    path = next((a.split("=", 1)[1] for a in argv if a.startswith("--config=")), None)
+    if path is None:
+        return []
+    known = set(flatten_keys(load_config_file(*path.split(":", 1))))
+    problems = []
+    for arg in argv:
+        if arg.startswith("--config.") and "=" in arg:
+            key = arg[len("--config."):].split("=", 1)[0]
+            if key not in known:
+                close = difflib.get_close_matches(key, known, n=3)
+                problems.append(f"--config.{key}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
+    return problems
+
+
+def flatten_keys(config, prefix: str = "") -> list[str]:
+    keys = []
+    for name, value in config.items():
+        keys.append(prefix + name)
+        if hasattr(value, "items"):
+            keys += flatten_keys(value, f"{prefix}{name}.")
+    return keys
+
+
+def parse_flags(argv: list[str]) -> list[str]:
+    """absl flag parsing, with a readable error for unknown config keys."""
+    try:
+        return flags.FLAGS(argv)
+    except (AttributeError, KeyError, flags.Error) as error:
+        unknown = unknown_overrides(argv)
+        if unknown:
+            raise SystemExit("error: unknown config keys: " + "; ".join(unknown)
+                             + "\n(every key is listed in rlve_jax/defaults.py)") from None
+        raise SystemExit(f"error: {error}") from None
