@@ -7,7 +7,7 @@ Problems come from LiveCodeBench's released JSONL (question_content, starter_cod
 private test cases, metadata.func_name); each response's program is the last fenced code block;
 each program runs on every test in the sandbox (rlve_jax/sandbox.py, one fresh isolated run per
 program, rlve_jax/code_harness.py inside); a sample is correct when every test passes; the
-summary is the unbiased pass@k (Chen et al. 2021) of evaluate.summarize.
+summary is the unbiased pass@k (Chen et al. 2021) of scores.summarize.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from rlve_jax.env import Problem, Verdict
+from rlve_jax.rollout import eval_settings
 from rlve_jax.sandbox import Limits, Sandbox
+from rlve_jax import scores
 
 NAME = "livecodebench"
 JUDGE = "Benchmark/code"
@@ -288,12 +290,10 @@ def verdict(judgement: Judgement) -> Verdict:
 
 def summarize(problems: Sequence[CodeProblem], judgements: Sequence[Sequence[Judgement]],
               ks: Iterable[int] = (1, PASS_K)) -> dict:
-    """evaluate.summarize over the code problems: accuracy (Avg@n), per difficulty, pass@k."""
-    from rlve_jax import evaluate
-
+    """scores.summarize over the code problems: accuracy (Avg@n), per difficulty, pass@k."""
     samples = min((len(j) for j in judgements), default=0)
-    return evaluate.summarize([to_problem(p, i) for i, p in enumerate(problems)],
-                              [[verdict(j) for j in row] for row in judgements], [k for k in ks if k <= samples])
+    return scores.summarize([to_problem(p, i) for i, p in enumerate(problems)],
+                            [[verdict(j) for j in row] for row in judgements], [k for k in ks if k <= samples])
 
 
 # ---------------------------------------------------------------------------
@@ -346,10 +346,8 @@ def generate_responses(policy, problems: Sequence[CodeProblem], settings, seed: 
 def run_suite(config, policy, workdir: Path, problems: Sequence[CodeProblem], sandbox: Sandbox,
               samples: int, write: bool = True) -> dict:
     """Sample, extract, judge in the sandbox; write <workdir>/livecodebench_{responses.jsonl,summary.json}."""
-    from rlve_jax import evaluate
-
     start = time.perf_counter()
-    responses = generate_responses(policy, problems, evaluate.eval_settings(config, samples), config.seed,
+    responses = generate_responses(policy, problems, eval_settings(config, samples), config.seed,
                                    config.eval.batch_prompts)
     generated = time.perf_counter()
     programs = [[extract_program(r) for r in row] for row in responses]
@@ -368,6 +366,6 @@ def run_suite(config, policy, workdir: Path, problems: Sequence[CodeProblem], sa
                                         "tests_passed": mark.tests_passed, "tests": mark.tests},
                                        ensure_ascii=False) + "\n")
         (workdir / f"{NAME}_summary.json").write_text(json.dumps(summary, indent=2))
-        print(evaluate.format_summary(f"{NAME} (Avg@{samples}, sandbox {sandbox.isolation})", summary))
+        print(scores.format_summary(f"{NAME} (Avg@{samples}, sandbox {sandbox.isolation})", summary))
         print(f"{len(problems)} problems in {summary['seconds']:.1f} s (judging {summary['judge_seconds']:.1f} s)")
     return summary

@@ -15,17 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import random
 import re
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
 
 import jax
 import ml_collections
-import numpy as np
 from tqdm import tqdm
 
 from rlve_jax import distributed, registry
@@ -33,7 +30,8 @@ from rlve_jax.checkpoint import Checkpointer
 from rlve_jax.env import Environment, Problem, Verdict, extract_answer
 from rlve_jax.pool import EnvPool
 from rlve_jax.policy import Policy, load_policy
-from rlve_jax.rollout import RolloutStats, SamplingSettings, sample_groups
+from rlve_jax.rollout import RolloutStats, SamplingSettings, eval_settings, sample_groups
+from rlve_jax.scores import format_summary, summarize
 
 log = logging.getLogger(__name__)
 
@@ -155,57 +153,6 @@ def load_benchmark(name: str, directory: Path = BENCHMARK_DIR) -> list[Problem]:
 
 
 # ---------------------------------------------------------------------------
-# Metrics
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """Unbiased pass@k from n samples with c correct: 1 - C(n-c, k) / C(n, k)."""
-    if k > n:
-        raise ValueError(f"pass@{k} needs at least {k} samples, got {n}")
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
-
-
-def summarize(problems: Sequence[Problem], verdicts: Sequence[Sequence[Verdict]],
-              ks: Sequence[int] = (1,)) -> dict:
-    """Accuracy (Avg@k over samples) overall, per environment/benchmark and per difficulty; pass@k."""
-    def group_key(p: Problem) -> str:
-        return p.params.get("benchmark", p.env)
-
-    per_group: dict[str, list[float]] = defaultdict(list)
-    per_level: dict[int, list[float]] = defaultdict(list)
-    passes: dict[int, list[float]] = defaultdict(list)
-    for problem, samples in zip(problems, verdicts):
-        accuracy = float(np.mean([v.accuracy for v in samples]))
-        per_group[group_key(problem)].append(accuracy)
-        per_level[problem.difficulty].append(accuracy)
-        for k in ks:
-            if k <= len(samples):
-                passes[k].append(pass_at_k(len(samples), sum(v.accuracy for v in samples), k))
-    all_acc = [a for values in per_group.values() for a in values]
-    rewards = [v.reward for samples in verdicts for v in samples]
-    return {
-        "overall": float(np.mean(all_acc)) if all_acc else 0.0,
-        "reward": float(np.mean(rewards)) if rewards else 0.0,
-        "problems": len(all_acc),
-        "per_group": {g: float(np.mean(v)) for g, v in sorted(per_group.items())},
-        "per_difficulty": {d: float(np.mean(v)) for d, v in sorted(per_level.items())},
-        "pass_at_k": {k: float(np.mean(v)) for k, v in sorted(passes.items())},
-    }
-
-
-def format_summary(title: str, summary: dict) -> str:
-    lines = [f"== {title}: accuracy {summary['overall']:.4f} over {summary['problems']} problems"]
-    if len(summary["per_difficulty"]) > 1:
-        lines.append("per difficulty: " + ", ".join(f"d{d} {a:.3f}" for d, a in summary["per_difficulty"].items()))
-    lines += [f"  {g:46s} {a:.4f}" for g, a in summary["per_group"].items()]
-    if summary["pass_at_k"]:
-        lines.append("pass@k: " + ", ".join(f"@{k} {v:.4f}" for k, v in summary["pass_at_k"].items()))
-    return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------
 # Running a policy
 
 
@@ -243,12 +190,6 @@ def heldout_subset(problems: Sequence[Problem], count: int, seed: int = 0) -> li
         return list(problems)
     keep = sorted(random.Random(seed).sample(range(len(problems)), count))
     return [problems[i] for i in keep]
-
-
-def eval_settings(config: ml_collections.ConfigDict, samples: int) -> SamplingSettings:
-    return SamplingSettings(samples, config.eval.max_response_tokens or config.rollout.max_response_tokens,
-                            config.eval.temperature, config.eval.top_p, -1, None,
-                            config.rollout.cache_budget_tokens or None)
 
 
 def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:

@@ -10,6 +10,7 @@ import time
 from typing import Callable, Sequence
 
 import jax
+import ml_collections
 import numpy as np
 from flax import nnx
 
@@ -231,3 +232,10 @@ def answer_completion(prompt_format: PromptFormat, answer: str) -> str:
     start, end = prompt_format.markers
     closing = "</think>\n" if prompt_format.name == "tinyzero" else ""  # the tinyzero prompt opens <think>
     return f"{closing}{start}{answer}{end}"
+
+
+def eval_settings(config: ml_collections.ConfigDict, samples: int) -> SamplingSettings:
+    """Sampling for evaluation: config.eval's temperature, top-p and length (else the rollout's)."""
+    return SamplingSettings(samples, config.eval.max_response_tokens or config.rollout.max_response_tokens,
+                            config.eval.temperature, config.eval.top_p, -1, None,
+                            config.rollout.cache_budget_tokens or None)

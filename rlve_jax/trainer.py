@@ -36,7 +36,7 @@ from rlve_jax.batching import (MicroBatch, SequenceBatch, bucket, build_sequence
                                padding_fraction, sequence_logprobs, token_budget_micro_batches)
 from rlve_jax.collector import Collection, Collector, rank_within, rollout_metrics
 from rlve_jax.policy import load_policy
-from rlve_jax.rollout import Group, answer_completion
+from rlve_jax.rollout import Group, answer_completion, eval_settings
 from rlve_jax.scheduler import AdaptiveScheduler, Rollout, StaticScheduler
 from rlve_jax.train_step import (accumulator_shardings, init_optimizer, learning_rate, logits_tokens, make_accumulate,
                                  make_apply, make_micro_loss, make_optimizer, shardings_of, zero_accumulator)
@@ -240,7 +240,7 @@ class Trainer:
         """The in-training evaluation on the fixed held-out subset (the original logged its reward)."""
         start = time.perf_counter()
         summary, _, _ = evaluate.evaluate_problems(
-            self.policy, self.pool, self.eval_problems, evaluate.eval_settings(self.config, 1), self.config.seed,
+            self.policy, self.pool, self.eval_problems, eval_settings(self.config, 1), self.config.seed,
             batch_prompts=self.config.eval.batch_prompts, progress=False)
         return {"eval/reward": summary["reward"], "eval/accuracy": summary["overall"],
                 "time/eval": time.perf_counter() - start}

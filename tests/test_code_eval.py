@@ -12,7 +12,7 @@ import zlib
 
 import pytest
 
-from rlve_jax import code_eval, evaluate
+from rlve_jax import code_eval, evaluate, scores
 from rlve_jax.sandbox import Sandbox
 
 CI_PROBLEMS = 30
@@ -76,7 +76,7 @@ def test_pass_at_8_from_16_samples(humaneval, box):
     good_b = fenced(row_b["prompt"] + row_b["canonical_solution"])
     responses = [[good_a] * 3 + [bad_a] * 12 + ["no code at all"], [good_b] * 16]
     summary = code_eval.summarize([a, b], judge_responses([a, b], responses, box))
-    assert summary["pass_at_k"][code_eval.PASS_K] == pytest.approx((evaluate.pass_at_k(16, 3, 8) + 1.0) / 2)
+    assert summary["pass_at_k"][code_eval.PASS_K] == pytest.approx((scores.pass_at_k(16, 3, 8) + 1.0) / 2)
     assert summary["pass_at_k"][1] == pytest.approx((3 / 16 + 1.0) / 2)
     assert summary["overall"] == pytest.approx((3 / 16 + 1.0) / 2)
     assert (code_eval.SAMPLES, code_eval.PASS_K) == (16, 8)

@@ -7,7 +7,7 @@ import jax
 import numpy as np
 import pytest
 
-from rlve_jax import evaluate
+from rlve_jax import evaluate, scores
 from rlve_jax.env import BOXED, Problem, Verdict
 
 
@@ -34,12 +34,12 @@ def test_frozen_heldout_set_regenerates_exactly():
     (3, 2, 2, 1.0),  # n - c < k
 ])
 def test_pass_at_k_closed_forms(n, c, k, expected):
-    assert evaluate.pass_at_k(n, c, k) == pytest.approx(expected)
+    assert scores.pass_at_k(n, c, k) == pytest.approx(expected)
 
 
 def test_pass_at_k_needs_enough_samples():
     with pytest.raises(ValueError):
-        evaluate.pass_at_k(2, 1, 3)
+        scores.pass_at_k(2, 1, 3)
 
 
 def judge(kind, ground_truth, answer):
@@ -75,7 +75,7 @@ def test_bbeh_normalised_exact_match():
 def test_summary_per_group_difficulty_and_pass_at_k():
     problems = [Problem("A", 0, 0, "", {}, {}), Problem("A", 1, 1, "", {}, {}), Problem("B", 1, 2, "", {}, {})]
     ok, bad = Verdict.judge(1.0, 1.0), Verdict.judge(0.0, 1.0)
-    summary = evaluate.summarize(problems, [[ok, ok], [ok, bad], [bad, bad]], ks=(1, 2))
+    summary = scores.summarize(problems, [[ok, ok], [ok, bad], [bad, bad]], ks=(1, 2))
     assert summary["overall"] == pytest.approx(0.5)
     assert summary["per_group"] == {"A": 0.75, "B": 0.0}
     assert summary["per_difficulty"] == {0: 1.0, 1: 0.25}
