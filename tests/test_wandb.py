@@ -63,7 +63,7 @@ def tensorboard_scalars(workdir):
     from tensorboardX.proto import event_pb2
 
     scalars = {}
-    for path in glob.glob(str(workdir / "tensorboard" / "events.*")):
+    for path in glob.glob(str(workdir / "tensorboard" / "**" / "events.*"), recursive=True):  # warm start: its own run
         data = open(path, "rb").read()
         pos = 0
         while pos < len(data):
