@@ -43,3 +43,12 @@ def torch_logits(model, tokens, mask):
     with torch.no_grad():
         return model(input_ids=torch.tensor(tokens, dtype=torch.long),
                      attention_mask=torch.tensor(mask.astype(np.int64))).logits.float().numpy()
+
+
+def use_micro_policy(config, env: str = "Multiplication"):
+    """An eval config set to a random `micro` policy with the tiny tokenizer, f32, on one environment."""
+    config.model.preset, config.model.dtype = "micro", "float32"
+    config.model.remat = config.model.scan_layers = False
+    config.tokenizer.path = "tiny"
+    config.env.collection = env
+    return config

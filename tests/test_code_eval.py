@@ -15,6 +15,8 @@ import pytest
 from rlve_jax import code_eval, evaluate, scores
 from rlve_jax.sandbox import Sandbox
 
+from models_for_tests import use_micro_policy
+
 CI_PROBLEMS = 30
 
 
@@ -189,13 +191,7 @@ def test_livecodebench_programs_judged_in_the_sandbox(tmp_path, box):
 def test_code_suite_end_to_end_on_a_tiny_model(tmp_path, capsys):
     from rlve_jax.defaults import experiment
 
-    config = experiment("eval_code")
-    config.model.preset = "micro"
-    config.model.dtype = "float32"
-    config.model.remat = False
-    config.model.scan_layers = False
-    config.tokenizer.path = "tiny"
-    config.env.collection = "Multiplication"
+    config = use_micro_policy(experiment("eval_code"))
     config.env.workers = 1
     config.eval.samples = 8
     config.eval.max_response_tokens = 8

@@ -10,6 +10,8 @@ import pytest
 from rlve_jax import evaluate, scores
 from rlve_jax.env import BOXED, Problem, Verdict
 
+from models_for_tests import use_micro_policy
+
 
 def test_frozen_heldout_set_regenerates_exactly():
     frozen = evaluate.load_problems()
@@ -93,13 +95,7 @@ def test_eval_pipeline_end_to_end_on_a_tiny_model(tmp_path, capsys):
     from configs.eval_benchmarks import get_config as benchmarks_config
 
     for get_config, suite in ((heldout_config, "heldout"), (benchmarks_config, "benchmarks")):
-        config = get_config()
-        config.model.preset = "micro"
-        config.model.dtype = "float32"
-        config.model.remat = False
-        config.model.scan_layers = False
-        config.tokenizer.path = "tiny"
-        config.env.collection = "Multiplication"
+        config = use_micro_policy(get_config())
         config.env.workers = 2
         config.eval.problems = 4
         config.eval.samples = 2
