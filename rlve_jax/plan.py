@@ -32,7 +32,7 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax import attention, dapo, sharding
+from rlve_jax import attention, dapo, engine, sharding
 from rlve_jax.batching import SequenceBatch, bucket, fine_bucket
 from rlve_jax.model import ModelConfig, SlotCache, Transformer
 from rlve_jax.sampler import prompt_bucket
@@ -95,11 +95,6 @@ def model_config_for(config: ml_collections.ConfigDict) -> tuple[ModelConfig, st
         return ModelConfig.preset(config.model.preset, **overrides), f"preset {config.model.preset}"
     return (ModelConfig.preset(DEFAULT_SHAPE, **overrides),
             f"preset {DEFAULT_SHAPE} (the config names no model: pass --config.model.path or --config.model.preset)")
-
-
-def kv_bytes_per_token(cfg: ModelConfig) -> int:
-    """Keys and values of every layer for one token, in the compute dtype."""
-    return cfg.num_layers * 2 * cfg.num_kv_heads * cfg.head_dim * jnp.dtype(cfg.compute_dtype).itemsize
 
 
 def sampler_chunk(config: ml_collections.ConfigDict, processes: int) -> tuple[int, int, int]:
@@ -259,7 +254,7 @@ def rollout_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh,
     return [
         ("rollout", "sampler parameters (full copy)", per_device_bytes(sampler_params), "fsdp gathered"),
         ("rollout", "KV cache", per_device_bytes(cache),
-         f"{cache_tokens:,} tokens x {kv_bytes_per_token(cfg):,} B ({rows} rows x {cache_len}; {budget})"),
+         f"{cache_tokens:,} tokens x {engine.kv_bytes_per_token(cfg):,} B ({rows} rows x {cache_len}; {budget})"),
         ("rollout", "output tokens + logprobs", 2 * per_device_bytes(outputs), ""),
         ("rollout", "prefill temporaries", _temp(prefill), f"compiled; {per_chunk} prompts x {lp}"),
         ("rollout", "decode temporaries", _temp(decode), f"compiled; one step of {rows} rows"),
@@ -271,8 +266,6 @@ def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, sampler_me
     """The rollout engine's phase: the sampler's parameter copy, the slot cache its KV budget holds
     (rollout.cache_budget_tokens, or what the engine takes from free memory: the device limit less its
     margin, the resident training state and the parameter copy), one prefill batch and one decode step."""
-    from rlve_jax import engine
-
     r = config.rollout
     graphdef, shapes, _ = _abstract_model(cfg)
     sampler_params = _abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
