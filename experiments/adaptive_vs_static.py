@@ -32,12 +32,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from rlve_jax import registry  # noqa: E402
-from rlve_jax.checkpoint import Checkpointer  # noqa: E402
+from rlve_jax.runtime.checkpoint import Checkpointer  # noqa: E402
 from rlve_jax.defaults import experiment  # noqa: E402
-from rlve_jax.evaluate import eval_policy, evaluate_problems  # noqa: E402
-from rlve_jax.metrics import read_records  # noqa: E402
-from rlve_jax.pool import EnvPool  # noqa: E402
-from rlve_jax.rollout import SamplingSettings  # noqa: E402
+from rlve_jax.evaluation.evaluate import eval_policy, evaluate_problems  # noqa: E402
+from rlve_jax.runtime.metrics import read_records  # noqa: E402
+from rlve_jax.gym.pool import EnvPool  # noqa: E402
+from rlve_jax.generation.rollout import SamplingSettings  # noqa: E402
 from rlve_jax.trainer import Trainer  # noqa: E402
 
 EVAL_SEED_OFFSET = 1 << 41  # evaluation problems never share seeds with training or warm-start problems

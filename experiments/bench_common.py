@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import jax  # noqa: E402
 
 from rlve_jax import convert  # noqa: E402
-from rlve_jax.model import ModelConfig, Transformer  # noqa: E402
+from rlve_jax.models.model import ModelConfig, Transformer  # noqa: E402
 
 
 def best_time(fn, repeats: int) -> float:

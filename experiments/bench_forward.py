@@ -23,9 +23,11 @@ import numpy as np
 from flax import nnx
 
 from bench_common import best_time, table, tiny_pair  # first: puts the repository on sys.path
-from rlve_jax import attention, dapo, sharding
-from rlve_jax.batching import build_sequences
-from rlve_jax.model import ModelConfig, Transformer
+from rlve_jax.models import attention
+from rlve_jax.rl import dapo
+from rlve_jax.runtime import sharding
+from rlve_jax.rl.batching import build_sequences
+from rlve_jax.models.model import ModelConfig, Transformer
 
 
 CPU_SHAPES = ((1, 128), (4, 256), (4, 512))  # (batch, length)
@@ -122,7 +124,7 @@ def train_step_rows(args, peak: float) -> None:
     """One micro-batch of one sequence through the trainer's own gradient accumulation (remat, scanned
     layers, chunked logits), on one device. Model FLOPs: 3x the forward's (matmuls, causal attention,
     logits), recomputation not counted."""
-    from rlve_jax.train_step import accumulator_shardings, make_accumulate, make_micro_loss, zero_accumulator
+    from rlve_jax.rl.train_step import accumulator_shardings, make_accumulate, make_micro_loss, zero_accumulator
 
     cfg = ModelConfig.preset(args.preset, attention_impl=args.attention, remat=True, scan_layers=True)
     model = nnx.jit(lambda: Transformer(cfg, rngs=nnx.Rngs(0)))()

@@ -27,7 +27,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from rlve_jax.checkpoint import load_on_one_device  # noqa: E402
+from rlve_jax.runtime.checkpoint import load_on_one_device  # noqa: E402
 
 PHASES = ("time/step", "time/reshard", "time/generate", "time/train")
 

@@ -1,4 +1,4 @@
-"""Rollout throughput on a long-tail workload: the engine (rlve_jax/engine.py) against the static sampler.
+"""Rollout throughput on a long-tail workload: the engine (rlve_jax/generation/engine.py) against the static sampler.
 
     python experiments/bench_rollout.py          # CPU: tiny Qwen3-shaped model, M=512, engine vs static
     python experiments/bench_rollout.py --gpu    # GPU: Qwen2.5-1.5B-shaped random bf16, 512 prompts x 16, M=8192
@@ -25,8 +25,8 @@ import numpy as np
 from flax import nnx
 
 from bench_common import best_time, table  # first: puts the repository on sys.path
-from rlve_jax import engine, sampler
-from rlve_jax.model import ModelConfig, Transformer
+from rlve_jax.generation import engine, sampler
+from rlve_jax.models.model import ModelConfig, Transformer
 
 Z90 = 1.2815515655446004  # the standard normal's 0.9 quantile
 

@@ -20,8 +20,8 @@ import numpy as np
 from flax import nnx
 
 from bench_common import best_time, table, tiny_pair  # first: puts the repository on sys.path
-from rlve_jax import sampler
-from rlve_jax.model import ModelConfig, Transformer
+from rlve_jax.generation import sampler
+from rlve_jax.models.model import ModelConfig, Transformer
 
 
 GPU_BATCHES = (64, 256)

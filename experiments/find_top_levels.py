@@ -15,7 +15,7 @@ Levels 0, 1, ... are probed in order with --seeds seeds each (0, 1, ...); the fi
 seed breaks a budget (or raises, or the worker dies) ends the probe, and the level below it is the
 top level. Probing stops at --max-level (default 40) otherwise. A level whose parameter settings
 equal the previous level's (the controller saturated) passes without generating again.
-Results go into rlve_jax/top_levels.json (read by Environment.max_difficulty); environments
+Results go into rlve_jax/gym/top_levels.json (read by Environment.max_difficulty); environments
 already there are skipped unless --redo, so an interrupted run continues where it stopped.
 """
 
@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pebble  # noqa: E402
 
-from rlve_jax import env as env_module  # noqa: E402
+from rlve_jax.gym import env as env_module  # noqa: E402
 from rlve_jax import registry  # noqa: E402
 
 WALL_FACTOR = 30  # a niced probe on a shared machine gets little CPU: the wall clock is only a backstop

@@ -19,7 +19,7 @@ CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
 def base_config() -> ml_collections.ConfigDict:
     c = ml_collections.ConfigDict()
-    c.mode = "train"  # "train" (RLVE) or "eval" (rlve_jax/evaluate.py)
+    c.mode = "train"  # "train" (RLVE) or "eval" (rlve_jax/evaluation/evaluate.py)
     c.seed = 0  # model init, problem draws and sampling all derive from it
     c.steps = 1000  # RL steps (the paper's runs are open-ended; ProRL-1.5B-v2 stopped at 740)
 
@@ -29,7 +29,7 @@ def base_config() -> ml_collections.ConfigDict:
     c.model.dtype = "bfloat16"  # parameter and compute dtype on accelerators ("float32" on CPU)
     c.model.remat = True  # rematerialise each layer in the backward pass
     c.model.scan_layers = True  # scan over the layer stack (faster compiles) instead of a Python loop
-    # Training/prefill attention (rlve_jax/attention.py): "auto" = cuDNN flash on GPU, Pallas splash on TPU,
+    # Training/prefill attention (rlve_jax/models/attention.py): "auto" = cuDNN flash on GPU, Pallas splash on TPU,
     # memory-efficient blockwise elsewhere; or "reference" (XLA, [T, T] scores), "blockwise", "cudnn", "pallas_tpu".
     c.model.attention_impl = "auto"
 
@@ -71,7 +71,7 @@ def base_config() -> ml_collections.ConfigDict:
     c.rollout.temperature = 1.0
     c.rollout.top_p = 1.0
     c.rollout.top_k = -1  # -1 = off
-    # "continuous" (rlve_jax/engine.py: decode slots refilled as rows finish, attention over live lengths) or
+    # "continuous" (rlve_jax/generation/engine.py: decode slots refilled as rows finish, attention over live lengths) or
     # "static" (sampler.generate: chunks decoded until their longest row stops). Same tokens for the same keys.
     c.rollout.engine = "continuous"
     c.rollout.segment_steps = 16  # continuous: decode steps per jitted segment (finished rows are replaced between)
@@ -153,7 +153,7 @@ def base_config() -> ml_collections.ConfigDict:
     c.eval.suite = "heldout"  # "heldout", "benchmarks" or "code" (LiveCodeBench only)
     c.eval.benchmarks = "aime24,aime25,omega500,olympiadbench,bbeh"  # add "livecodebench" for the code suite
     c.eval.samples = 0  # responses per problem; 0 = 1 for heldout, 16 for code, the benchmark's k (Avg@k) otherwise
-    # The code suite (rlve_jax/code_eval.py): LiveCodeBench's released JSONL, programs run in rlve_jax/sandbox.py.
+    # The code suite (rlve_jax/evaluation/code_eval.py): LiveCodeBench's released JSONL, programs run in rlve_jax/evaluation/sandbox.py.
     c.eval.code_path = ""  # a test*.jsonl file or the directory holding them (downloaded beforehand)
     c.eval.code_start_date = ""  # keep problems with contest_date in [start, end] (YYYY-MM-DD; "" = open)
     c.eval.code_end_date = ""
@@ -319,7 +319,7 @@ def _relations(c: ml_collections.ConfigDict) -> list[str]:
 
 def _environment_problems(c: ml_collections.ConfigDict) -> list[str]:
     """env.collection names implemented environments; the warm start's levels exist in each of them."""
-    from rlve_jax import registry
+    from rlve_jax.gym import registry
 
     names = registry.resolve(c.env.collection)
     missing = [n for n in names if not registry.is_implemented(n)]

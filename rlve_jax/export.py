@@ -20,10 +20,10 @@ from typing import Any
 import jax
 from flax import nnx
 
-from rlve_jax import convert
-from rlve_jax.checkpoint import Checkpointer
-from rlve_jax.model import ModelConfig, Transformer
-from rlve_jax.tokenizer import Tokenizer
+from rlve_jax.models import convert
+from rlve_jax.runtime.checkpoint import Checkpointer
+from rlve_jax.models.model import ModelConfig, Transformer
+from rlve_jax.gym.tokenizer import Tokenizer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,7 +46,7 @@ def run_tokenizer_dir(workdir: Path, trained: dict) -> Path:
 
 
 def run_model_config(trained: dict, tokenizer: Tokenizer) -> ModelConfig:
-    """The architecture and parameter layout the run trained (as rlve_jax/policy.py builds it)."""
+    """The architecture and parameter layout the run trained (as rlve_jax/models/policy.py builds it)."""
     model = trained["model"]
     overrides = {"remat": model["remat"], "scan_layers": model["scan_layers"],
                  "param_dtype": model["dtype"], "compute_dtype": model["dtype"]}

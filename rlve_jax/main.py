@@ -1,7 +1,7 @@
 """Entry point: python -m rlve_jax.main --config=configs/c256.py [--workdir=DIR] [--config.a.b=value]
 
 The config file's `mode` picks the job: "train" (RLVE) or "eval" (held-out environments or
-benchmarks, see rlve_jax/evaluate.py). A workdir that already holds checkpoints is resumed.
+benchmarks, see rlve_jax/evaluation/evaluate.py). A workdir that already holds checkpoints is resumed.
 Multi-host: every host runs the same command with config.distributed set (README "Scaling out").
 The config is validated before any device, model or pool work; config and input errors print
 one line ("error: ..."), exit status 2; --verbose keeps the traceback.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from absl import app, flags
 
-from rlve_jax import distributed
+from rlve_jax.runtime import distributed
 from rlve_jax.cli import CONFIG, VERBOSE, WORKDIR, parse_flags
 
 # Errors that describe bad input (config values, paths, environment names, a run that lost too
@@ -31,7 +31,7 @@ def one_line(error: BaseException) -> str:
 
 def main(argv: list[str]) -> None:
     """Run the job; input errors become one line on stderr and exit status 2 (unless --verbose)."""
-    from rlve_jax.pool import FailureBudgetExceeded
+    from rlve_jax.gym.pool import FailureBudgetExceeded
 
     try:
         run(argv)
@@ -64,7 +64,7 @@ def run(argv: list[str]) -> None:
         finally:
             trainer.close()
     elif config.mode == "eval":
-        from rlve_jax import evaluate
+        from rlve_jax.evaluation import evaluate
 
         evaluate.run(config, workdir)
     else:

@@ -32,10 +32,13 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax import attention, dapo, engine, sharding
-from rlve_jax.batching import SequenceBatch, bucket, fine_bucket
-from rlve_jax.model import ModelConfig, SlotCache, Transformer
-from rlve_jax.sampler import prompt_bucket
+from rlve_jax.models import attention
+from rlve_jax.rl import dapo
+from rlve_jax.generation import engine
+from rlve_jax.runtime import sharding
+from rlve_jax.rl.batching import SequenceBatch, bucket, fine_bucket
+from rlve_jax.models.model import ModelConfig, SlotCache, Transformer
+from rlve_jax.generation.sampler import prompt_bucket
 
 DEFAULT_SHAPE = "r1-distill-qwen-1.5b"  # the paper's model, when the config names none
 GB = 1e9
@@ -86,7 +89,7 @@ class Plan:
 def model_config_for(config: ml_collections.ConfigDict) -> tuple[ModelConfig, str]:
     """The model shape (config.model.path's config.json, else config.model.preset, else the default)
     with the config tree's numerics, and where it came from."""
-    from rlve_jax.policy import model_overrides
+    from rlve_jax.models.policy import model_overrides
 
     overrides = model_overrides(config)
     if config.model.path:
@@ -189,7 +192,7 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
 
 def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> list[tuple[str, str, int, str]]:
     """Parameters, optimizer state, the gradient accumulation of the largest micro-batch, the update."""
-    from rlve_jax.train_step import (accumulator_shardings, learning_rate, logits_tokens, make_accumulate,
+    from rlve_jax.rl.train_step import (accumulator_shardings, learning_rate, logits_tokens, make_accumulate,
                                   make_apply, make_micro_loss, make_optimizer, zero_accumulator)
 
     data_parallel = mesh.shape["data"] * mesh.shape["fsdp"]
@@ -344,7 +347,7 @@ def _abstract_cache(cfg: ModelConfig, rows: int, length: int, mesh) -> list:
         shape = (cfg.num_layers, *shape)
     layer = lambda: jax.ShapeDtypeStruct(shape, jnp.dtype(cfg.compute_dtype),  # noqa: E731
                                          sharding=sharding.cache_sharding(mesh, shape))
-    from rlve_jax.model import LayerCache
+    from rlve_jax.models.model import LayerCache
 
     return LayerCache(layer(), layer()) if cfg.scan_layers else [LayerCache(layer(), layer())
                                                                   for _ in range(cfg.num_layers)]

@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from rlve_jax.metrics import read_records  # noqa: E402
+from rlve_jax.runtime.metrics import read_records  # noqa: E402
 
 MAX_LABELLED_ENVS = 20
 # optimization.png: (metric key, panel title, y label)

@@ -1,7 +1,7 @@
-"""The RLVE training loop: collect a step's rollouts (rlve_jax/collector.py) -> update the
+"""The RLVE training loop: collect a step's rollouts (rlve_jax/rl/collector.py) -> update the
 scheduler -> DAPO update -> checkpoint.
 
-Every process (one per host, see rlve_jax/distributed.py) runs this same loop. The collector
+Every process (one per host, see rlve_jax/runtime/distributed.py) runs this same loop. The collector
 leaves every process with the same records of the step's groups, so the scheduler update agrees
 everywhere, and the kept groups become one global batch on the training mesh, in draw order:
 the result does not depend on the process count. Everything is reproducible from the config
@@ -28,17 +28,21 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax import dapo, defaults, distributed, evaluate, plan, registry, sharding
-from rlve_jax.checkpoint import Checkpointer, StopRequest
-from rlve_jax.metrics import MetricsWriter, wandb_writer
-from rlve_jax.pool import EnvPool, FailureBudgetExceeded, PoolStats, check_failure_budget
-from rlve_jax.batching import (MicroBatch, SequenceBatch, bucket, build_sequences, fixed_micro_batches,
+from rlve_jax.rl import dapo
+from rlve_jax import defaults, plan
+from rlve_jax.runtime import distributed, sharding
+from rlve_jax.evaluation import evaluate
+from rlve_jax.gym import registry
+from rlve_jax.runtime.checkpoint import Checkpointer, StopRequest
+from rlve_jax.runtime.metrics import MetricsWriter, wandb_writer
+from rlve_jax.gym.pool import EnvPool, FailureBudgetExceeded, PoolStats, check_failure_budget
+from rlve_jax.rl.batching import (MicroBatch, SequenceBatch, bucket, build_sequences, fixed_micro_batches,
                                padding_fraction, sequence_logprobs, token_budget_micro_batches)
-from rlve_jax.collector import Collection, Collector, rank_within, rollout_metrics
-from rlve_jax.policy import load_policy
-from rlve_jax.rollout import Group, answer_completion, eval_settings
-from rlve_jax.scheduler import AdaptiveScheduler, Rollout, StaticScheduler
-from rlve_jax.train_step import (accumulator_shardings, init_optimizer, learning_rate, logits_tokens, make_accumulate,
+from rlve_jax.rl.collector import Collection, Collector, rank_within, rollout_metrics
+from rlve_jax.models.policy import load_policy
+from rlve_jax.generation.rollout import Group, answer_completion, eval_settings
+from rlve_jax.gym.scheduler import AdaptiveScheduler, Rollout, StaticScheduler
+from rlve_jax.rl.train_step import (accumulator_shardings, init_optimizer, learning_rate, logits_tokens, make_accumulate,
                                  make_apply, make_micro_loss, make_optimizer, shardings_of, zero_accumulator)
 
 log = logging.getLogger(__name__)

@@ -3,7 +3,7 @@
 import os
 import time
 
-from rlve_jax.env import Environment, parse_int
+from rlve_jax.gym.env import Environment, parse_int
 
 
 class EchoEnv(Environment):
@@ -56,7 +56,7 @@ def _status_kb(field: str) -> int:
 def top_level_item(name: str, difficulty: int, seed: int) -> dict:
     """A pool item for tests/test_top_levels.py: generate + verify(reference) at a level, with the CPU
     seconds, the resident memory it added and the prompt size (the probe's budgets, load-independent)."""
-    from rlve_jax import registry
+    from rlve_jax.gym import registry
 
     with open("/proc/self/clear_refs", "w") as f:  # reset the peak-RSS mark to the current RSS
         f.write("5")

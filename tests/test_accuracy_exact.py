@@ -6,9 +6,9 @@ accepted a count off by one (or by 32) once (min/max)^beta came within 1e-6 of 1
 
 import pytest
 
-from environments.min_sum_distance_square import quadruple_cost
-from rlve_jax import registry
-from rlve_jax.env import ALMOST_ONE, Verdict, fraction_reward, ratio_reward, score_count
+from rlve_jax.gym.environments.min_sum_distance_square import quadruple_cost
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import ALMOST_ONE, Verdict, fraction_reward, ratio_reward, score_count
 
 LEVELS = (0, 4, 8, 12)
 SEEDS = (0, 1, 2)

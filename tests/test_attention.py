@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from rlve_jax import attention
+from rlve_jax.models import attention
 
 B, T, N, K, H = 3, 40, 4, 2, 8
 LENGTHS = (40, 17, 0)  # a full row, a padded one, an empty padding row
@@ -86,7 +86,7 @@ def test_blockwise_backward_memory_is_linear_in_length():
 def test_pallas_kernel_runs_per_shard_under_a_mesh():
     """Under jax.set_mesh (as the trainer's step runs), the kernel runs per device on its batch rows and
     KV heads (shard_map): values and gradients as the reference's."""
-    from rlve_jax import sharding
+    from rlve_jax.runtime import sharding
 
     q, k, v, w, valid = _inputs()
     q, k, v, w = (jnp.concatenate([x, x[:1]]) for x in (q, k, v, w))  # 4 rows: the fsdp axis splits them

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 from flax import nnx
 
-from rlve_jax import dapo, sharding
-from rlve_jax.batching import (build_sequences, fine_bucket, fixed_micro_batches, padding_fraction,
+from rlve_jax.rl import dapo
+from rlve_jax.runtime import sharding
+from rlve_jax.rl.batching import (build_sequences, fine_bucket, fixed_micro_batches, padding_fraction,
                                token_budget_micro_batches)
-from rlve_jax.model import PRESETS, Transformer
-from rlve_jax.train_step import accumulator_shardings, make_accumulate, make_micro_loss, zero_accumulator
+from rlve_jax.models.model import PRESETS, Transformer
+from rlve_jax.rl.train_step import accumulator_shardings, make_accumulate, make_micro_loss, zero_accumulator
 
 
 def test_fine_bucket_bounds_padding_and_shapes():

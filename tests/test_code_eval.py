@@ -12,8 +12,8 @@ import zlib
 
 import pytest
 
-from rlve_jax import code_eval, evaluate, scores
-from rlve_jax.sandbox import Sandbox
+from rlve_jax.evaluation import code_eval, evaluate, scores
+from rlve_jax.evaluation.sandbox import Sandbox
 
 from models_for_tests import use_micro_policy
 

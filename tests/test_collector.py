@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from rlve_jax.collector import GroupRecords, rollout_metrics
-from rlve_jax.rollout import RolloutStats
+from rlve_jax.rl.collector import GroupRecords, rollout_metrics
+from rlve_jax.generation.rollout import RolloutStats
 
 
 def records(informative: list[bool], g: int = 4) -> GroupRecords:

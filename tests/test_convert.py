@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file
 
-from rlve_jax import convert, sharding
+from rlve_jax.models import convert
+from rlve_jax.runtime import sharding
 
 
 def tensors(directory):

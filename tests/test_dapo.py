@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from rlve_jax import dapo
+from rlve_jax.rl import dapo
 
 
 def test_group_advantages_by_hand():

@@ -11,7 +11,7 @@ import collections
 
 import pytest
 
-from rlve_jax import registry
+from rlve_jax.gym import registry
 
 LEVELS = (1, 3, 5)
 SEEDS = range(40)

@@ -16,8 +16,9 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax import convert, distributed, sharding
-from rlve_jax.checkpoint import load_on_one_device
+from rlve_jax.models import convert
+from rlve_jax.runtime import distributed, sharding
+from rlve_jax.runtime.checkpoint import load_on_one_device
 from rlve_jax.defaults import CONFIGS, base_config, experiment, load_config_file
 from rlve_jax.cli import flatten_keys
 from test_trainer import FAST, REPO

@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 from flax import nnx
 
-from rlve_jax import convert, decode_attention, engine, sampler, sharding
-from rlve_jax.model import ModelConfig
+from rlve_jax.models import convert, decode_attention
+from rlve_jax.generation import engine, sampler
+from rlve_jax.runtime import sharding
+from rlve_jax.models.model import ModelConfig
 
 PROMPTS = [[1, 5, 9], [7, 3, 2, 8, 8, 1, 4, 60, 61], [100], [4, 4, 4, 4, 4], [9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 11, 12]]
 G, M = 2, 12

@@ -1,8 +1,8 @@
-"""Answer extraction, parsing helpers and verdict rules of rlve_jax.env."""
+"""Answer extraction, parsing helpers and verdict rules of rlve_jax.gym.env."""
 
 import pytest
 
-from rlve_jax.env import (ANSWER_TAGS, BOXED, INVALID, FormatError, Problem, Verdict, extract_answer, grow, grow_1p1,
+from rlve_jax.gym.env import (ANSWER_TAGS, BOXED, INVALID, FormatError, Problem, Verdict, extract_answer, grow, grow_1p1,
                           grow_1p5, parse_float, parse_int, parse_ints, ratio_reward, score_count, score_exact,
                           score_mod, sweep)
 

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from rlve_jax import registry
-from rlve_jax.env import BOXED, Problem
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import BOXED, Problem
 
 ENV_NAMES = registry.names()
 DIFFICULTIES = range(7)

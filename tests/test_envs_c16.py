@@ -7,18 +7,18 @@ import random
 
 import pytest
 
-from environments.euclid_game import first_player_wins
-from environments.gcd_one_counting import coprime_pairs
-from environments.hamiltonian_path import cheapest_covering_walk
-from environments.lamp_changing import lamp_after
-from environments.largest_convex_polygon import cross, hull_size, largest_convex_subset
-from environments.path_no_going_back_counting import count_walks
-from environments.spiral_matrix import spiral
-from environments.subsequence_reversal_lnds import best_lnds_after_reversal
-from environments.undamaged_submatrix_counting import count_all_ones_submatrices
-from environments.wyr_leveling_ground import min_operations
-from rlve_jax import registry
-from rlve_jax.env import Problem
+from rlve_jax.gym.environments.euclid_game import first_player_wins
+from rlve_jax.gym.environments.gcd_one_counting import coprime_pairs
+from rlve_jax.gym.environments.hamiltonian_path import cheapest_covering_walk
+from rlve_jax.gym.environments.lamp_changing import lamp_after
+from rlve_jax.gym.environments.largest_convex_polygon import cross, hull_size, largest_convex_subset
+from rlve_jax.gym.environments.path_no_going_back_counting import count_walks
+from rlve_jax.gym.environments.spiral_matrix import spiral
+from rlve_jax.gym.environments.subsequence_reversal_lnds import best_lnds_after_reversal
+from rlve_jax.gym.environments.undamaged_submatrix_counting import count_all_ones_submatrices
+from rlve_jax.gym.environments.wyr_leveling_ground import min_operations
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import Problem
 
 RNG = random.Random(0)
 

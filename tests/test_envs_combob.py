@@ -8,22 +8,22 @@ from math import comb, factorial
 
 import pytest
 
-from environments._common import random_tree
-from environments._numbers import count_under_exact_maxima
-from environments.ldstwo_counting import count_321_avoiding_with_fixed_point
-from environments.maximum_subsequence_num import distinct_subsequences, greedy_extension
-from environments.money_charging_game import MOD as MONEY_MOD, precedence_probability
-from environments.monochrome_block_counting import tallest_tower_colourings
-from environments.no_adjacent_girl_counting import line_ups
-from environments.no_double_triple_counting import free_subsets
-from environments.number_partition_counting import partitions_into_parts
-from environments.pair_more_one_counting import pairs_with_more_ones
-from environments.random_range_max_expectation import scaled_expectations
-from environments.range_shrinking_sequence_counting import shrinking_sequences
-from environments.scc_sequence_counting import scc_sequence_counts
-from environments.segment_tree_sorting_counting import sorting_sequences
-from environments.xor_equation_counting import tuples_in_range
-from rlve_jax import registry
+from rlve_jax.gym.environments._common import random_tree
+from rlve_jax.gym.environments._numbers import count_under_exact_maxima
+from rlve_jax.gym.environments.ldstwo_counting import count_321_avoiding_with_fixed_point
+from rlve_jax.gym.environments.maximum_subsequence_num import distinct_subsequences, greedy_extension
+from rlve_jax.gym.environments.money_charging_game import MOD as MONEY_MOD, precedence_probability
+from rlve_jax.gym.environments.monochrome_block_counting import tallest_tower_colourings
+from rlve_jax.gym.environments.no_adjacent_girl_counting import line_ups
+from rlve_jax.gym.environments.no_double_triple_counting import free_subsets
+from rlve_jax.gym.environments.number_partition_counting import partitions_into_parts
+from rlve_jax.gym.environments.pair_more_one_counting import pairs_with_more_ones
+from rlve_jax.gym.environments.random_range_max_expectation import scaled_expectations
+from rlve_jax.gym.environments.range_shrinking_sequence_counting import shrinking_sequences
+from rlve_jax.gym.environments.scc_sequence_counting import scc_sequence_counts
+from rlve_jax.gym.environments.segment_tree_sorting_counting import sorting_sequences
+from rlve_jax.gym.environments.xor_equation_counting import tuples_in_range
+from rlve_jax.gym import registry
 
 
 def score(name: str, data: dict, answer: str) -> float:

@@ -6,16 +6,16 @@ import random
 
 import pytest
 
-from environments._common import random_tree
-from environments._graphs import random_connected_graph, random_pairs
-from environments.coloring_counting import colors_used_total
-from environments.cycle_counting import count_simple_cycles
-from environments.graph_contain_tree_counting import count_tree_embeddings
-from environments.link_beads import max_blue_length
-from environments.max_tree_k_path_coverage import max_covered_vertices
-from environments.minimum_spanning_tree_counting import count_minimum_spanning_trees
-from rlve_jax import registry
-from rlve_jax.env import FormatError
+from rlve_jax.gym.environments._common import random_tree
+from rlve_jax.gym.environments._graphs import random_connected_graph, random_pairs
+from rlve_jax.gym.environments.coloring_counting import colors_used_total
+from rlve_jax.gym.environments.cycle_counting import count_simple_cycles
+from rlve_jax.gym.environments.graph_contain_tree_counting import count_tree_embeddings
+from rlve_jax.gym.environments.link_beads import max_blue_length
+from rlve_jax.gym.environments.max_tree_k_path_coverage import max_covered_vertices
+from rlve_jax.gym.environments.minimum_spanning_tree_counting import count_minimum_spanning_trees
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import FormatError
 
 
 def score(name, data, answer):

@@ -7,30 +7,30 @@ import random
 
 import pytest
 
-from environments._common import prufer_tree
-from environments._graphs import all_pairs_distances, is_spanning_tree, prufer_connected_graph
-from environments.min_path_cover_dag import min_weight_edge_cover
-from environments.minimum_steiner_tree import steiner_tree
-from environments.minimum_weighted_spanning_tree import depth_weighted_cost, min_depth_weighted_tree
-from environments.mixed_graph_eulerian_circuit import random_eulerian_pairs
-from environments.most_num_edge_non_self_isomorphism import asymmetric_tree_counts, min_asymmetric_edges
-from environments.odd_visitation import odd_walk
-from environments.patrol import shortest_patrol
-from environments.pol_polarization import max_reachable_pairs
-from environments.prime_graph_minimum_chromatic_number import optimal_coloring
-from environments.shortest_path_count_construction import construction, shortest_path_count, vertex_cap
-from environments.sum_spanning_tree_gcd import gcd_sum_over_spanning_trees
-from environments.three_vertex_cycle_counting import triangles
-from environments.tournament_longest_path import longest_path_from
-from environments.tree_change_one_edge_diameter import best_swap, tree_diameter
-from environments.tree_coloring import best_coloring, coloring_value
-from environments.tree_distance_equal_triad_counting import equidistant_triples
-from environments.tree_maximum_visited_vertex import best_walk
-from environments.triumphal_arch import min_per_turn
-from environments.vertex_k_center import covering_radius, k_center
-from environments.wyc import kth_walk_weight
-from rlve_jax import registry
-from rlve_jax.env import Problem
+from rlve_jax.gym.environments._common import prufer_tree
+from rlve_jax.gym.environments._graphs import all_pairs_distances, is_spanning_tree, prufer_connected_graph
+from rlve_jax.gym.environments.min_path_cover_dag import min_weight_edge_cover
+from rlve_jax.gym.environments.minimum_steiner_tree import steiner_tree
+from rlve_jax.gym.environments.minimum_weighted_spanning_tree import depth_weighted_cost, min_depth_weighted_tree
+from rlve_jax.gym.environments.mixed_graph_eulerian_circuit import random_eulerian_pairs
+from rlve_jax.gym.environments.most_num_edge_non_self_isomorphism import asymmetric_tree_counts, min_asymmetric_edges
+from rlve_jax.gym.environments.odd_visitation import odd_walk
+from rlve_jax.gym.environments.patrol import shortest_patrol
+from rlve_jax.gym.environments.pol_polarization import max_reachable_pairs
+from rlve_jax.gym.environments.prime_graph_minimum_chromatic_number import optimal_coloring
+from rlve_jax.gym.environments.shortest_path_count_construction import construction, shortest_path_count, vertex_cap
+from rlve_jax.gym.environments.sum_spanning_tree_gcd import gcd_sum_over_spanning_trees
+from rlve_jax.gym.environments.three_vertex_cycle_counting import triangles
+from rlve_jax.gym.environments.tournament_longest_path import longest_path_from
+from rlve_jax.gym.environments.tree_change_one_edge_diameter import best_swap, tree_diameter
+from rlve_jax.gym.environments.tree_coloring import best_coloring, coloring_value
+from rlve_jax.gym.environments.tree_distance_equal_triad_counting import equidistant_triples
+from rlve_jax.gym.environments.tree_maximum_visited_vertex import best_walk
+from rlve_jax.gym.environments.triumphal_arch import min_per_turn
+from rlve_jax.gym.environments.vertex_k_center import covering_radius, k_center
+from rlve_jax.gym.environments.wyc import kth_walk_weight
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import Problem
 
 RNG = random.Random(0)
 

@@ -10,27 +10,27 @@ from functools import lru_cache, reduce
 
 import pytest
 
-from environments._common import adjacency, grid_text, random_tree
-from environments._formulas import Arithmetic, ArithmeticBoundError
-from environments.baj_bytecomputer import min_operations
-from environments.banned_point_superset_path_counting import count_paths, submasks
-from environments.banyan_heart import possible_hearts
-from environments.canon import count_even_sequences
-from environments.circulating_decimal_counting import count_pure_repeating
-from environments.clique_independent_set_partitioning_counting import count_split_partitions
-from environments.countdown_close import ExpressionSearch
-from environments.cow_dance_show import show_length
-from environments.dyn_dynamite import max_key_distance, optimal_centers
-from environments.gra_minima_game import optimal_difference
-from environments.grid_triangle_counting import count_triangles
-from environments.land_acquisition import grouping_cost, optimal_groups
-from environments.landform_generation_counting import count_height_sequences
-from environments.making_grade import closest_monotone, is_monotone
-from environments.minimum_dominating_interval import cheapest_points, hit_cost
-from environments.most_component_tree_removing_two_paths import most_components
-from environments.stone_intervals_game import alice_total
-from rlve_jax import registry
-from rlve_jax.env import FormatError, Problem
+from rlve_jax.gym.environments._common import adjacency, grid_text, random_tree
+from rlve_jax.gym.environments._formulas import Arithmetic, ArithmeticBoundError
+from rlve_jax.gym.environments.baj_bytecomputer import min_operations
+from rlve_jax.gym.environments.banned_point_superset_path_counting import count_paths, submasks
+from rlve_jax.gym.environments.banyan_heart import possible_hearts
+from rlve_jax.gym.environments.canon import count_even_sequences
+from rlve_jax.gym.environments.circulating_decimal_counting import count_pure_repeating
+from rlve_jax.gym.environments.clique_independent_set_partitioning_counting import count_split_partitions
+from rlve_jax.gym.environments.countdown_close import ExpressionSearch
+from rlve_jax.gym.environments.cow_dance_show import show_length
+from rlve_jax.gym.environments.dyn_dynamite import max_key_distance, optimal_centers
+from rlve_jax.gym.environments.gra_minima_game import optimal_difference
+from rlve_jax.gym.environments.grid_triangle_counting import count_triangles
+from rlve_jax.gym.environments.land_acquisition import grouping_cost, optimal_groups
+from rlve_jax.gym.environments.landform_generation_counting import count_height_sequences
+from rlve_jax.gym.environments.making_grade import closest_monotone, is_monotone
+from rlve_jax.gym.environments.minimum_dominating_interval import cheapest_points, hit_cost
+from rlve_jax.gym.environments.most_component_tree_removing_two_paths import most_components
+from rlve_jax.gym.environments.stone_intervals_game import alice_total
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import FormatError, Problem
 
 
 def reward(name: str, data: dict, answer: str) -> float:

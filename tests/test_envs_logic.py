@@ -7,18 +7,18 @@ import time
 
 import pytest
 
-from environments.cho_hamsters import shortest_length
-from environments.knights_and_knaves import count_solutions, is_true, random_statement
-from environments.largest_rectangle_among_points import best_rectangle, rectangle_area2
-from environments.las_laser import most_segments_hit
-from environments.salad_bar import longest_good
-from environments.smallest_circle import circle_from, enclosing_circle
-from environments.square_undamaged_point_counting import count_squares
-from environments.virus_synthesis import build_cost
-from environments.visible_line import visible_lines
-from environments.zero_prefix_subset_counting import prefix_free_subsets
-from rlve_jax import registry
-from rlve_jax.env import Problem
+from rlve_jax.gym.environments.cho_hamsters import shortest_length
+from rlve_jax.gym.environments.knights_and_knaves import count_solutions, is_true, random_statement
+from rlve_jax.gym.environments.largest_rectangle_among_points import best_rectangle, rectangle_area2
+from rlve_jax.gym.environments.las_laser import most_segments_hit
+from rlve_jax.gym.environments.salad_bar import longest_good
+from rlve_jax.gym.environments.smallest_circle import circle_from, enclosing_circle
+from rlve_jax.gym.environments.square_undamaged_point_counting import count_squares
+from rlve_jax.gym.environments.virus_synthesis import build_cost
+from rlve_jax.gym.environments.visible_line import visible_lines
+from rlve_jax.gym.environments.zero_prefix_subset_counting import prefix_free_subsets
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import Problem
 
 
 def reward(name: str, data: dict, answer: str) -> float:

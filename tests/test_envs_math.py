@@ -12,15 +12,15 @@ import time
 
 import pytest
 
-from environments import (bezout_identity, clear_symmetry, delta_min_popcount, min_k_divisor_number,
+from rlve_jax.gym.environments import (bezout_identity, clear_symmetry, delta_min_popcount, min_k_divisor_number,
                           minimum_fibonacci_representation, negative_base, power_cycle, power_nest,
                           prefix_product_mod_distinct_permutation, prefix_sum_mod_distinct_permutation,
                           recursive_function, self_power_sequence_mod, sum_pseudo_euclidean,
                           two_set_all_coprime_counting)
-from environments._formulas import parse_expression
-from environments._numbers import euler_phi
-from rlve_jax import registry
-from rlve_jax.env import FormatError, Problem, score_count
+from rlve_jax.gym.environments._formulas import parse_expression
+from rlve_jax.gym.environments._numbers import euler_phi
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import FormatError, Problem, score_count
 
 
 def score(name: str, data: dict, answer: str) -> float:

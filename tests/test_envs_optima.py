@@ -7,39 +7,39 @@ from fractions import Fraction
 
 import pytest
 
-from environments._common import (longest_non_decreasing, min_cost_assignment, random_tree,
+from rlve_jax.gym.environments._common import (longest_non_decreasing, min_cost_assignment, random_tree,
                                   sparse_min_cost_assignment)
-from environments._graphs import all_pairs_distances
-from environments.axis_k_center import best_centers, total_distance
-from environments.bez_minimalist_security import extreme_assignment
-from environments.circulating_grid import changes, fewest_changes, target
-from environments.cleaning_up import batches_cost, best_batches
-from environments.cornfield import best_operations, raised
-from environments.difference_constraint_system_dag import HOLDS, least_solution
-from environments.disinfection import box_cost, cheapest_cleaning, uncleared
-from environments.face_right_way import best_flips
-from environments.fractional_programming import best_ratio_subset
-from environments.fractional_programming_bipartite_graph_matching import best_ratio_assignment
-from environments.gas_fire_extinguishers import extinguishers, fewest_extinguishers
-from environments.hur_warehouse_store import most_customers
-from environments.king_sorting import largest_reward
-from environments.knapsack import best_items
-from environments.maf_mafia import deaths, fewest_deaths_order, most_deaths_order
-from environments.max_different_group_pair_division import best_cuts, split_score
-from environments.max_minimum_after_interval_addition import best_intervals, minimum_after
-from environments.max_mult_split import best_parts, product
-from environments.max_no_conflicting_bombs import most_bombs
-from environments.max_non_adjacent_k_element_sum import best_positions
-from environments.max_permutation import largest_order
-from environments.max_segment_coverage_constraint import coverage_ok, most_segments
-from environments.max_sum_lds import best_permutation, lds_starting, lis_ending
-from environments.max_tree_constrained_permutation_weight import best_order, order_value
-from environments.maximum_independent_set_grid import best_selection, selection_value
-from environments.min_conversion_to_cycle_cost import cheapest_cycle, conversion_cost, is_single_cycle
-from environments.min_cost_reducing_lnds import cheapest_erasure
-from environments.min_cost_tree_coverage import cheapest_cover
-from rlve_jax import registry
-from rlve_jax.env import Problem
+from rlve_jax.gym.environments._graphs import all_pairs_distances
+from rlve_jax.gym.environments.axis_k_center import best_centers, total_distance
+from rlve_jax.gym.environments.bez_minimalist_security import extreme_assignment
+from rlve_jax.gym.environments.circulating_grid import changes, fewest_changes, target
+from rlve_jax.gym.environments.cleaning_up import batches_cost, best_batches
+from rlve_jax.gym.environments.cornfield import best_operations, raised
+from rlve_jax.gym.environments.difference_constraint_system_dag import HOLDS, least_solution
+from rlve_jax.gym.environments.disinfection import box_cost, cheapest_cleaning, uncleared
+from rlve_jax.gym.environments.face_right_way import best_flips
+from rlve_jax.gym.environments.fractional_programming import best_ratio_subset
+from rlve_jax.gym.environments.fractional_programming_bipartite_graph_matching import best_ratio_assignment
+from rlve_jax.gym.environments.gas_fire_extinguishers import extinguishers, fewest_extinguishers
+from rlve_jax.gym.environments.hur_warehouse_store import most_customers
+from rlve_jax.gym.environments.king_sorting import largest_reward
+from rlve_jax.gym.environments.knapsack import best_items
+from rlve_jax.gym.environments.maf_mafia import deaths, fewest_deaths_order, most_deaths_order
+from rlve_jax.gym.environments.max_different_group_pair_division import best_cuts, split_score
+from rlve_jax.gym.environments.max_minimum_after_interval_addition import best_intervals, minimum_after
+from rlve_jax.gym.environments.max_mult_split import best_parts, product
+from rlve_jax.gym.environments.max_no_conflicting_bombs import most_bombs
+from rlve_jax.gym.environments.max_non_adjacent_k_element_sum import best_positions
+from rlve_jax.gym.environments.max_permutation import largest_order
+from rlve_jax.gym.environments.max_segment_coverage_constraint import coverage_ok, most_segments
+from rlve_jax.gym.environments.max_sum_lds import best_permutation, lds_starting, lis_ending
+from rlve_jax.gym.environments.max_tree_constrained_permutation_weight import best_order, order_value
+from rlve_jax.gym.environments.maximum_independent_set_grid import best_selection, selection_value
+from rlve_jax.gym.environments.min_conversion_to_cycle_cost import cheapest_cycle, conversion_cost, is_single_cycle
+from rlve_jax.gym.environments.min_cost_reducing_lnds import cheapest_erasure
+from rlve_jax.gym.environments.min_cost_tree_coverage import cheapest_cover
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import Problem
 
 TRIALS = 150
 

@@ -6,19 +6,19 @@ import random
 
 import pytest
 
-from environments._common import min_cost_assignment
-from environments.min_cube_assignment import assignment_cost, cheapest_levels, is_feasible
-from environments.min_pair_sum_multiplication_permutation import min_product_permutation, sums
-from environments.minimum_dominating_set_grid import cheapest_dominating_set, undominated_cells
-from environments.minimum_interval_coverage import cheapest_copies, coverage
-from environments.minimum_sum_difference_submatrix import roughness, smoothest_submatrix
-from environments.myj import best_prices, revenue
-from environments.ska_rock_garden import best_flips, flip_cost, perimeter, placed
-from environments.slo_elephants import apply_swaps, cheapest_swaps
-from environments.stunt_flying import best_show, show_score
-from environments.value_diminishing_selection import best_sequence, total_gain
-from rlve_jax import registry
-from rlve_jax.env import Problem
+from rlve_jax.gym.environments._common import min_cost_assignment
+from rlve_jax.gym.environments.min_cube_assignment import assignment_cost, cheapest_levels, is_feasible
+from rlve_jax.gym.environments.min_pair_sum_multiplication_permutation import min_product_permutation, sums
+from rlve_jax.gym.environments.minimum_dominating_set_grid import cheapest_dominating_set, undominated_cells
+from rlve_jax.gym.environments.minimum_interval_coverage import cheapest_copies, coverage
+from rlve_jax.gym.environments.minimum_sum_difference_submatrix import roughness, smoothest_submatrix
+from rlve_jax.gym.environments.myj import best_prices, revenue
+from rlve_jax.gym.environments.ska_rock_garden import best_flips, flip_cost, perimeter, placed
+from rlve_jax.gym.environments.slo_elephants import apply_swaps, cheapest_swaps
+from rlve_jax.gym.environments.stunt_flying import best_show, show_score
+from rlve_jax.gym.environments.value_diminishing_selection import best_sequence, total_gain
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import Problem
 
 
 def reward(name: str, data: dict, answer: str) -> float:

@@ -7,8 +7,8 @@ import jax
 import numpy as np
 import pytest
 
-from rlve_jax import evaluate, scores
-from rlve_jax.env import BOXED, Problem, Verdict
+from rlve_jax.evaluation import evaluate, scores
+from rlve_jax.gym.env import BOXED, Problem, Verdict
 
 from models_for_tests import use_micro_policy
 
@@ -119,8 +119,8 @@ def test_eval_of_a_training_checkpoint_uses_the_runs_own_model_settings(tmp_path
 
     import optax
 
-    from rlve_jax.checkpoint import Checkpointer
-    from rlve_jax.policy import load_policy
+    from rlve_jax.runtime.checkpoint import Checkpointer
+    from rlve_jax.models.policy import load_policy
 
     training = tiny_config()
     run = tmp_path / "run"

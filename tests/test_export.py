@@ -10,8 +10,8 @@ from flax import nnx
 
 from models_for_tests import right_padded_batch, torch_logits
 from rlve_jax import export
-from rlve_jax.checkpoint import Checkpointer
-from rlve_jax.policy import load_policy
+from rlve_jax.runtime.checkpoint import Checkpointer
+from rlve_jax.models.policy import load_policy
 
 
 def make_run(workdir, scan_layers: bool, steps=(3, 7)):

@@ -11,9 +11,9 @@ from itertools import product
 
 import pytest
 
-from environments import jug_puzzle, recursive_function
-from environments._graphs import DENSITIES_L7, DENSITIES_L11, DENSITIES_L15, find_bridges
-from rlve_jax import registry
+from rlve_jax.gym.environments import jug_puzzle, recursive_function
+from rlve_jax.gym.environments._graphs import DENSITIES_L7, DENSITIES_L11, DENSITIES_L15, find_bridges
+from rlve_jax.gym import registry
 
 ORIGINAL_3_PRIMES = {666623333, 998244353, 1000000007}
 ORIGINAL_2_PRIMES = {1000000007, 998244353}

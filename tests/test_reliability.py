@@ -14,9 +14,9 @@ import pytest
 from envs_for_tests import EchoEnv, SlowGenerateEnv
 from rlve_jax import defaults
 from rlve_jax.cli import flatten_keys
-from rlve_jax.env import Problem
-from rlve_jax.metrics import MetricsWriter, read_records
-from rlve_jax.pool import EnvPool, FailureBudgetExceeded
+from rlve_jax.gym.env import Problem
+from rlve_jax.runtime.metrics import MetricsWriter, read_records
+from rlve_jax.gym.pool import EnvPool, FailureBudgetExceeded
 from rlve_jax.trainer import Trainer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -176,7 +176,7 @@ def tagged(text):
 
 
 def test_long_integer_answers_are_scored_not_rejected():
-    from rlve_jax import registry
+    from rlve_jax.gym import registry
 
     env = registry.make("SmallestBinaryMultiple")
     problem = env.generate(0, 0)
@@ -196,7 +196,7 @@ def test_long_integer_answers_are_scored_not_rejected():
 
 
 def test_kth_binary_tree_has_no_recursion_limit():
-    from environments.kth_binary_tree import catalan, tree_string
+    from rlve_jax.gym.environments.kth_binary_tree import catalan, tree_string
 
     assert [catalan(n) for n in range(6)] == [1, 1, 2, 5, 14, 42]
     assert tree_string(3, 0) == "X(X(X))" and tree_string(3, 4) == "((X)X)X"

@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 from flax import nnx
 
-from rlve_jax import convert, sampler, sharding
-from rlve_jax.model import token_logprobs
+from rlve_jax.models import convert
+from rlve_jax.generation import sampler
+from rlve_jax.runtime import sharding
+from rlve_jax.models.model import token_logprobs
 
 PROMPTS = [[1, 5, 9], [7, 3, 2, 8, 8, 1, 4, 60, 61], [100]]
 G, M = 2, 8

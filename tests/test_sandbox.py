@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from rlve_jax import sandbox as sb
-from rlve_jax.sandbox import Limits, Sandbox, SandboxUnavailable
+from rlve_jax.evaluation import sandbox as sb
+from rlve_jax.evaluation.sandbox import Limits, Sandbox, SandboxUnavailable
 
 LIMITS = Limits(cpu_s=2, wall_s=4, memory_mb=512, processes=16, output_bytes=1 << 20, disk_mb=16)
 ROOT = os.geteuid() == 0

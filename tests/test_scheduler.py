@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from rlve_jax.scheduler import AdaptiveScheduler, Rollout, StaticScheduler
+from rlve_jax.gym.scheduler import AdaptiveScheduler, Rollout, StaticScheduler
 
 
 def rollouts(env, level, n, correct):
@@ -95,7 +95,7 @@ def test_bad_arguments():
 
 def test_never_promoted_past_the_top_level_and_logged_once(caplog):
     s = AdaptiveScheduler(["A", "B"], min_samples=4, max_levels={"A": 2, "B": None})
-    caplog.set_level("INFO", logger="rlve_jax.scheduler")
+    caplog.set_level("INFO", logger="rlve_jax.gym.scheduler")
     for step in range(6):
         s.update(rollouts("A", s.upper["A"], 4, 4) + rollouts("B", s.upper["B"], 4, 4))
     assert s.upper == {"A": 2, "B": 6} and s.topped_out("A") and not s.topped_out("B")

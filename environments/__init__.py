@@ -1,5 +1,0 @@
-"""The gym: one module per environment, registered by its exact original identifier.
-
-Any `rlve_jax.env.Environment` subclass with a `name` defined in a module here is
-picked up by `rlve_jax.registry`; modules whose names start with `_` hold shared helpers.
-"""

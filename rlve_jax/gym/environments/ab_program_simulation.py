@@ -1,0 +1,65 @@
+"""ABProgramSimulation: rewrite an A::B program (tokens A#, #A, B#, #B) to its normal form."""
+
+from rlve_jax.gym.env import Environment, FormatError, grow_1p1
+
+
+TOKENS = ("A#", "#A", "B#", "#B")
+# A pair of neighbours whose '#' face each other is rewritten: equal letters annihilate,
+# different letters swap places.
+RULES = {
+    ("A#", "#A"): [],
+    ("B#", "#B"): [],
+    ("A#", "#B"): ["#B", "A#"],
+    ("B#", "#A"): ["#A", "B#"],
+}
+
+
+def normalize(program: list[str], max_steps: int) -> list[str] | None:
+    """The normal form, rewriting the leftmost applicable pair first; None if it needs > max_steps rewrites."""
+    program = list(program)
+    for _ in range(max_steps + 1):
+        for i in range(len(program) - 1):
+            pair = (program[i], program[i + 1])
+            if pair in RULES:
+                program[i:i + 2] = RULES[pair]
+                break
+        else:
+            return program
+    return None
+
+
+class ABProgramSimulation(Environment):
+    name = "ABProgramSimulation"
+    empty_answer_can_solve = True  # a program may rewrite to nothing; the answer is then empty
+
+    def levels(self, difficulty):
+        return [{"N": grow_1p1(4, difficulty), "max_steps": grow_1p1(10, difficulty)}]
+
+    def sample(self, params, rng):
+        weights = [rng.randint(1, params["N"]) for _ in TOKENS]
+        while True:
+            program = rng.choices(TOKENS, weights=weights, k=params["N"])
+            final = normalize(program, params["max_steps"])
+            if final is not None:
+                return {"program": program, "reference": " ".join(final)}
+
+    def prompt(self, data):
+        return (
+            "A::B is a system with 4 tokens: `A#`, `#A`, `B#` and `#B`.\n"
+            "An A::B program is a sequence of tokens. To compute it, rewrite neighbouring tokens with these rules "
+            "until no rule applies:\n"
+            "- `A# #A` becomes nothing\n"
+            "- `B# #B` becomes nothing\n"
+            "- `A# #B` becomes `#B A#`\n"
+            "- `B# #A` becomes `#A B#`\n"
+            "In other words, whenever two neighbouring tokens have their '#' facing each other, they are rewritten.\n\n"
+            f"Compute this program:\n{' '.join(data['program'])}\n\n"
+            "Output Format: the final sequence of tokens on one line, separated by single spaces "
+            "(output nothing if no token remains)."
+        )
+
+    def score(self, data, answer):
+        tokens = answer.split()
+        if any(token not in TOKENS for token in tokens):
+            raise FormatError("not a token")
+        return float(tokens == data["reference"].split())

@@ -1,0 +1,27 @@
+"""SumLCM: the sum of lcm(i, j) over 1 <= i <= N, 1 <= j <= M."""
+
+import math
+
+from rlve_jax.gym.env import Environment, grow_1p5, score_count
+
+
+class SumLCM(Environment):
+    name = "SumLCM"
+
+    def levels(self, difficulty):
+        return [{"MAX_N_M": grow_1p5(5, difficulty)}]
+
+    def sample(self, params, rng):
+        n, m = rng.randint(2, params["MAX_N_M"]), rng.randint(2, params["MAX_N_M"])
+        total = sum(math.lcm(i, j) for i in range(1, n + 1) for j in range(1, m + 1))
+        return {"N": n, "M": m, "reference": str(total)}
+
+    def prompt(self, data):
+        return (
+            f"Compute the sum of lcm(i, j) over all integers 1 <= i <= {data['N']} and 1 <= j <= {data['M']}, "
+            "where lcm is the least common multiple.\n\n"
+            "Output Format: a single integer."
+        )
+
+    def score(self, data, answer):
+        return score_count(answer, int(data["reference"]), positive=True)

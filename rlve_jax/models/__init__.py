@@ -1,0 +1,1 @@
+"""The policy: the Qwen decoder, its attention implementations, HF weight conversion, the tiny tokenizer."""

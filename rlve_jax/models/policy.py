@@ -1,0 +1,104 @@
+"""The policy: model parameters split for training and sampling, its tokenizer, prompt format and
+meshes; built from a config (a local HF checkpoint or a preset initialised from the seed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, Sequence
+
+import jax
+import ml_collections
+from flax import nnx
+from jax.experimental import multihost_utils
+from jax.sharding import Mesh
+
+from rlve_jax.models import attention, convert, tiny_tokenizer
+from rlve_jax.runtime import distributed, sharding
+from rlve_jax.models import model as model_lib
+from rlve_jax.gym.env import Problem
+from rlve_jax.gym.prompts import PromptFormat
+from rlve_jax.gym.tokenizer import Tokenizer
+
+
+@dataclasses.dataclass
+class Policy:
+    """The model split into (graphdef, params, rest), with its tokenizer, prompt format and meshes.
+
+    `mesh` spans every process's devices (training, parameters sharded fsdp); `sampler_mesh` is this
+    process's devices only: each process samples its own prompts with a full copy of the parameters.
+    """
+
+    graphdef: Any
+    params: Any  # nnx.State of the nnx.Param leaves
+    rest: Any  # every other variable (none in the Qwen models, kept for generality)
+    tokenizer: Tokenizer
+    prompt_format: PromptFormat
+    mesh: Mesh
+    sampler_mesh: Mesh
+
+    def sampler_model(self) -> nnx.Module:
+        """The model with this process's copy of the current parameters placed for the sampler."""
+        state = sharding.sampler_state(self.params, self.mesh, self.sampler_mesh)
+        return nnx.merge(self.graphdef, jax.block_until_ready(state), self.rest)
+
+    @property
+    def stop_ids(self) -> list[int]:
+        return list(self.tokenizer.eos_ids)
+
+    def encode_prompt(self, problem: Problem) -> list[int]:
+        return self.tokenizer.encode(self.prompt_format.render(problem.prompt))
+
+
+def load_tokenizer(config: ml_collections.ConfigDict, env_names: Sequence[str],
+                   workdir: Path) -> tuple[Tokenizer, PromptFormat]:
+    """The tokenizer (model directory, a given directory, or the tiny run's own) and the prompt format."""
+    path = config.tokenizer.path or config.model.path
+    if path == "tiny":  # process 0 trains it into the (shared) workdir, the others wait and read it
+        path = Path(workdir) / "tokenizer"
+        if distributed.is_primary():
+            tiny_tokenizer.build(env_names, path)
+        multihost_utils.sync_global_devices("tiny tokenizer")
+    if not path or not (Path(path) / "tokenizer.json").is_file():
+        raise FileNotFoundError(f"no tokenizer.json in {str(path)!r}: pass --config.tokenizer.path=DIR (or a "
+                                "--config.model.path that holds one, or 'tiny' for the tiny run's tokenizer)")
+    tokenizer = Tokenizer.from_dir(path)
+    instruction = "default" if config.tokenizer.boxed_instruction else None  # None: the original's exact prompt
+    return tokenizer, PromptFormat.make(config.tokenizer.prompt_format, tokenizer, instruction)
+
+
+def check_model_config(config: ml_collections.ConfigDict) -> None:
+    """Fail at once, saying what to pass, when no usable model is configured."""
+    if not config.model.path and not config.model.preset:
+        raise ValueError("no model: pass --config.model.path=DIR (a local HF checkpoint directory with "
+                         "config.json and *.safetensors) or --config.model.preset=NAME for a random init")
+    if config.model.path and not (Path(config.model.path) / "config.json").is_file():
+        raise FileNotFoundError(f"--config.model.path={config.model.path!r} is not a HF checkpoint directory "
+                                "(no config.json there); pass the directory that holds config.json and "
+                                "the *.safetensors files")
+
+
+def model_overrides(config: ml_collections.ConfigDict) -> dict[str, Any]:
+    """The ModelConfig fields the config tree sets (numerics, layer loop, attention)."""
+    return {"remat": config.model.remat, "scan_layers": config.model.scan_layers,
+            "param_dtype": config.model.dtype, "compute_dtype": config.model.dtype,
+            "attention_impl": attention.resolve(config.model.attention_impl)}
+
+
+def load_policy(config: ml_collections.ConfigDict, env_names: Sequence[str], workdir: Path) -> Policy:
+    """Mesh, tokenizer and model (HF checkpoint on the mesh, or a preset initialised from the seed)."""
+    check_model_config(config)
+    mesh = sharding.make_mesh(config.mesh.data, config.mesh.fsdp, config.mesh.tensor)
+    sampler_mesh = sharding.sampler_mesh(mesh, config.mesh.sampler_tensor or config.mesh.tensor)
+    tokenizer, prompt_format = load_tokenizer(config, env_names, workdir)
+    overrides = model_overrides(config)
+    if config.model.path:
+        model_config = model_lib.ModelConfig.from_hf(config.model.path, **overrides)
+        model = convert.load_hf(config.model.path, model_config, mesh=mesh)
+    else:
+        model_config = model_lib.ModelConfig.preset(config.model.preset, vocab_size=tokenizer.vocab_size,
+                                                    **overrides)
+        model = sharding.shard_model(model_lib.Transformer(model_config, rngs=nnx.Rngs(config.seed)), mesh)
+    graphdef, params, rest = nnx.split(model, nnx.Param, ...)
+    return Policy(graphdef, params, rest, tokenizer, prompt_format, mesh, sampler_mesh)

@@ -1,0 +1,238 @@
+"""Rollout collection for one training step: rounds of draws -> problems -> G responses -> verdicts,
+dynamic sampling until the batch is full, and the step's rollout metrics.
+
+Every process holds the same scheduler and makes the same draws; each generates, samples and
+verifies its own contiguous share of them. The verdicts are all-gathered each round as
+`GroupRecords`, so the scheduler update and the keep decisions agree on every process, and
+the kept groups are named in draw order: results do not depend on the process count. Sampling
+keys are derived from (seed, step, round, draw index).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import NamedTuple, Sequence
+
+import jax
+import ml_collections
+import numpy as np
+
+from rlve_jax.runtime import distributed
+from rlve_jax.models.policy import Policy
+from rlve_jax.gym.pool import EnvPool, FailureBudgetExceeded, failure_budget_message
+from rlve_jax.generation.rollout import (ENGINES, Group, PendingGroup, RolloutStats, SamplingSettings, make_engine,
+                              sample_groups, sample_groups_partial)
+from rlve_jax.gym.scheduler import AdaptiveScheduler
+
+
+class GroupRecords(NamedTuple):
+    """What every process knows of every generated group of a step, whichever process holds it.
+
+    One row per group, in draw order, identical on every process (all-gathered each round).
+    """
+
+    owner: np.ndarray  # [N] int32, the process that generated, sampled and verified it
+    env: np.ndarray  # [N] int32, index into the run's environment list
+    difficulty: np.ndarray  # [N] int32
+    prompt_length: np.ndarray  # [N] int32, prompt tokens
+    informative: np.ndarray  # [N] bool, its rewards (config.env.reward_key) are not all equal
+    reward: np.ndarray  # [N, G] float64, the verdicts' shaped reward
+    accuracy: np.ndarray  # [N, G] bool
+    format_ok: np.ndarray  # [N, G] bool
+    length: np.ndarray  # [N, G] int32, response tokens
+    truncated: np.ndarray  # [N, G] bool
+
+
+@dataclasses.dataclass
+class Collection:
+    """One step's rollouts: this process's groups, every process's records, the kept records."""
+
+    mine: list[Group]  # the groups this process generated, in draw order
+    records: GroupRecords  # every generated group of the step, on every process
+    kept: np.ndarray  # [K] int64, indices into records of the groups the update uses, in draw order
+    stats: RolloutStats  # summed over processes
+    failures: dict[str, int]  # this process's failed pool items (FailureTally.metrics), per environment too
+
+
+def rank_within(owner: np.ndarray) -> np.ndarray:
+    """Each entry's index among the entries with the same owner: [N] -> [N]."""
+    rank = np.zeros(len(owner), np.int64)
+    for q in np.unique(owner):
+        rank[owner == q] = np.arange(np.sum(owner == q))
+    return rank
+
+
+def sampling_settings(rollout: ml_collections.ConfigDict) -> SamplingSettings:
+    return SamplingSettings(rollout.samples_per_prompt, rollout.max_response_tokens, rollout.temperature,
+                            rollout.top_p, rollout.top_k, rollout.max_prompt_tokens,
+                            rollout.cache_budget_tokens or None)
+
+
+class Collector:
+    """Draws problems from the scheduler and turns them into verified groups until a step's batch is full."""
+
+    def __init__(self, config: ml_collections.ConfigDict, env_names: Sequence[str], policy: Policy,
+                 pool: EnvPool, scheduler: AdaptiveScheduler):
+        self.rollout = config.rollout
+        self.seed = config.seed
+        self.reward_key = config.env.reward_key
+        self.max_failure_share = config.env.max_failure_share
+        self.env_names = list(env_names)
+        self.policy, self.pool, self.scheduler = policy, pool, scheduler
+        self.sampling = sampling_settings(config.rollout)
+        if config.rollout.engine not in ENGINES:
+            raise ValueError(f"rollout.engine must be one of {ENGINES}, got {config.rollout.engine!r}")
+        # Sized now, with the parameters and optimizer state resident: a budget too small fails here.
+        self.engine = (make_engine(policy, self.sampling, config.rollout.segment_steps)
+                       if config.rollout.engine == "continuous" else None)
+        self.partial = config.rollout.partial_rollouts
+        if self.partial and self.engine is None:
+            raise ValueError("rollout.partial_rollouts=True needs rollout.engine='continuous'")
+        if self.partial and jax.process_count() > 1:
+            raise ValueError("rollout.partial_rollouts=True runs on one process (each process would stop its "
+                             "decoding on its own): set --config.rollout.partial_rollouts=False")
+        self.carried: list[PendingGroup] = []  # partial rollouts: groups still decoding, resumed next step
+
+    def state_dict(self) -> dict:
+        """What an exact resume needs: the carried groups (their rows' tokens, logprobs, keys, versions)."""
+        return {"carried": [g.to_dict() for g in self.carried]}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.carried = [PendingGroup.from_dict(g) for g in state.get("carried", [])]
+
+    def sampling_key(self, step: int, round_index: int) -> jax.Array:
+        return jax.random.fold_in(jax.random.fold_in(jax.random.key(self.seed), step), round_index)
+
+    def collect(self, step: int) -> Collection:
+        """Dynamic sampling: draw rounds until enough groups with unequal rewards are kept.
+
+        Raises FailureBudgetExceeded on every process when one lost more than env.max_failure_share of
+        the step's generations or verifications.
+        """
+        cfg = self.rollout
+        self.pool.take_tally()  # count this step's items only (not an evaluation's before it)
+        stats = RolloutStats()
+        start = time.perf_counter()
+        model = self.policy.sampler_model()  # the training parameters, gathered onto this process's sampler
+        stats.seconds["reshard"] = time.perf_counter() - start
+        mine: list[Group] = []
+        rounds: list[GroupRecords] = []
+        kept: list[int] = []
+        for round_index in range(cfg.max_rounds):
+            start = time.perf_counter()
+            draws = [self.scheduler.sample() for _ in range(cfg.oversample_prompts)]  # the same on every process
+            share = distributed.process_slice(len(draws))
+            problems = self.pool.generate([(d.env, d.difficulty, d.seed) for d in draws[share]])
+            stats.failed_generations += sum(p is None for p in problems)
+            stats.seconds["sample"] += time.perf_counter() - start
+            ids = [share.start + i for i, p in enumerate(problems) if p is not None]
+            key, valid = self.sampling_key(step, round_index), [p for p in problems if p is not None]
+            carried_in = len(self.carried)
+            if self.partial:  # stop decoding once this round's completed groups fill the batch
+                need = cfg.prompts_per_step - len(kept)
+                groups, self.carried = sample_groups_partial(
+                    self.policy, model, self.pool, valid, self.sampling, key, stats, prompt_ids=ids,
+                    engine=self.engine, carried=self.carried, version=step,
+                    enough=lambda done: sum(map(self.keeps, done)) >= need)
+            else:
+                groups = sample_groups(self.policy, model, self.pool, valid, self.sampling, key, stats,
+                                       prompt_ids=ids, engine=self.engine)
+            stats.rounds += 1
+            first = sum(len(r.owner) for r in rounds)
+            rounds.append(self.gather_records(groups, -(-len(draws) // jax.process_count()) + carried_in))
+            mine += groups
+            for i, informative in enumerate(rounds[-1].informative):
+                if (informative or not cfg.dynamic_sampling) and len(kept) < cfg.prompts_per_step:
+                    kept.append(first + i)
+            if len(kept) >= cfg.prompts_per_step:
+                break
+        records = GroupRecords(*map(np.concatenate, zip(*rounds)))
+        counts = distributed.allgather(np.array([stats.failed_generations, stats.skipped_long_prompts,
+                                                 stats.generated_tokens, stats.verifier_timeouts,
+                                                 stats.verifier_crashes, stats.verifier_errors,
+                                                 stats.peak_cache_bytes], np.int64))
+        (stats.failed_generations, stats.skipped_long_prompts, stats.generated_tokens, stats.verifier_timeouts,
+         stats.verifier_crashes, stats.verifier_errors) = map(int, counts[:, :6].sum(0))
+        stats.peak_cache_bytes = int(counts[:, 6].max())
+        stats.sampled_logprob_sum = float(distributed.allgather(np.array([stats.sampled_logprob_sum])).sum())
+        stats.drawn_groups, stats.kept_groups = len(records.owner), len(kept)
+        stats.carried_rows = sum(not r.done for g in self.carried for r in g.rows)
+        failures = self.pool.take_tally()
+        message = failure_budget_message(failures, self.max_failure_share, f"step {step + 1}")
+        if distributed.any_process(message is not None):  # every process stops at the same step
+            raise FailureBudgetExceeded(message or f"step {step + 1}: another process lost more than "
+                                                   f"env.max_failure_share={self.max_failure_share:g} of its items")
+        return Collection(mine, records, np.array(kept, np.int64), stats, failures.metrics())
+
+    def keeps(self, group: Group) -> bool:
+        """Whether the batch would keep this group: its G rewards are not all equal (every group without
+        dynamic sampling)."""
+        return not self.rollout.dynamic_sampling or bool(np.std(group.rewards(self.reward_key)) > 0)
+
+    def gather_records(self, groups: list[Group], capacity: int) -> GroupRecords:
+        """Every process's groups of one round as records, in draw order (identical on every process)."""
+        g = self.rollout.samples_per_prompt
+        local = GroupRecords(
+            owner=np.full(capacity, -1, np.int32), env=np.zeros(capacity, np.int32),  # owner -1: an empty slot
+            difficulty=np.zeros(capacity, np.int32), prompt_length=np.zeros(capacity, np.int32),
+            informative=np.zeros(capacity, bool), reward=np.zeros((capacity, g)),
+            accuracy=np.zeros((capacity, g), bool), format_ok=np.zeros((capacity, g), bool),
+            length=np.zeros((capacity, g), np.int32), truncated=np.zeros((capacity, g), bool))
+        for i, group in enumerate(groups):
+            local.owner[i] = jax.process_index()
+            local.env[i] = self.env_names.index(group.problem.env)
+            local.difficulty[i] = group.problem.difficulty
+            local.prompt_length[i] = len(group.prompt_tokens)
+            local.informative[i] = np.std(group.rewards(self.reward_key)) > 0
+            local.reward[i] = [v.reward for v in group.verdicts]
+            local.accuracy[i] = [v.accuracy for v in group.verdicts]
+            local.format_ok[i] = [v.format_ok for v in group.verdicts]
+            local.length[i] = [len(r) for r in group.response_tokens]
+            local.truncated[i] = group.truncated
+        everyone = distributed.allgather(local)  # [P, capacity, ...], process order = draw order
+        present = everyone.owner.reshape(-1) >= 0
+        return GroupRecords(*(x.reshape(-1, *x.shape[2:])[present] for x in everyone))
+
+
+def rollout_metrics(records: GroupRecords, env_names: Sequence[str], stats: RolloutStats) -> dict[str, float]:
+    """Means over every generated response of the step, per-environment accuracy, time split.
+
+    rollout/effective_prompt_ratio is the paper's: the share of generated groups whose G rewards
+    are not all equal (informative), whether or not the batch had room for them;
+    rollout/kept_ratio is the share the update used (capped by prompts_per_step).
+    rollout/entropy is the mean over the step's generated tokens of -log pi(token) under the sampling
+    distribution (softmax(logits / temperature) over the whole vocabulary): a Monte Carlo estimate of
+    the policy's per-token entropy (unbiased with top_p = 1 and top_k off, the training default).
+    """
+    n = len(records.owner)
+    lengths = records.length.reshape(-1) if n else np.zeros(1)
+    metrics: dict[str, float] = {
+        "rollout/reward": float(np.mean(records.reward)) if n else 0.0,
+        "rollout/accuracy": float(np.mean(records.accuracy)) if n else 0.0,
+        "rollout/format_ok": float(np.mean(records.format_ok)) if n else 0.0,
+        "rollout/response_length_mean": float(lengths.mean()),
+        "rollout/response_length_max": float(lengths.max()),
+        "rollout/truncation_rate": float(np.mean(records.truncated)) if n else 0.0,
+        "rollout/effective_prompt_ratio": float(np.mean(records.informative)) if n else 0.0,
+        "rollout/kept_ratio": stats.kept_groups / max(stats.drawn_groups, 1),
+        "rollout/kept_groups": stats.kept_groups,
+        "rollout/drawn_groups": stats.drawn_groups,
+        "rollout/rounds": stats.rounds,
+        "rollout/failed_generations": stats.failed_generations,
+        "rollout/verifier_timeouts": stats.verifier_timeouts,
+        "rollout/verifier_crashes": stats.verifier_crashes,
+        "rollout/verifier_errors": stats.verifier_errors,
+        "rollout/entropy": -stats.sampled_logprob_sum / max(stats.generated_tokens, 1),
+        "rollout/skipped_long_prompts": stats.skipped_long_prompts,
+        "rollout/generate_tokens_per_s": stats.generated_tokens / max(stats.seconds["generate"], 1e-9),
+        "rollout/peak_cache_mib": stats.peak_cache_bytes / 2**20,  # one process's sampler KV cache
+        "rollout/carried_rows": stats.carried_rows,  # partial rollouts: rows resumed next step
+        "rollout/staleness_mean": stats.staleness_sum / max(stats.generated_tokens, 1),  # steps per token
+        "rollout/staleness_max": stats.staleness_max,
+    }
+    for name, seconds in stats.seconds.items():
+        metrics[f"time/{name}"] = seconds
+    for env in dict.fromkeys(records.env):  # in order of first appearance
+        metrics[f"accuracy/{env_names[env]}"] = float(np.mean(records.accuracy[records.env == env]))
+    return metrics

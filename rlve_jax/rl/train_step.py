@@ -1,0 +1,136 @@
+"""The update's building blocks, shared by the trainer and the memory planner: the optimizer, the
+gradient accumulation of one micro-batch (any shape) into an f32 accumulator, and the update that
+applies the accumulated sum.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import ml_collections
+import optax
+from flax import nnx
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
+
+from rlve_jax.rl import dapo
+from rlve_jax.rl.batching import SequenceBatch, sequence_logprobs
+
+
+def learning_rate(optim: ml_collections.ConfigDict) -> optax.Schedule:
+    """The learning rate of the update that follows `count` updates: a linear warm-up to a constant."""
+    if optim.warmup_steps:
+        return optax.linear_schedule(0.0, optim.lr, optim.warmup_steps)
+    return optax.constant_schedule(optim.lr)
+
+
+def make_optimizer(optim: ml_collections.ConfigDict) -> optax.GradientTransformation:
+    """AdamW with global-norm clipping and a linear warm-up to a constant learning rate."""
+    schedule = learning_rate(optim) if optim.warmup_steps else optim.lr  # a float keeps the state schedule-free
+    return optax.chain(
+        optax.clip_by_global_norm(optim.grad_clip) if optim.grad_clip > 0 else optax.identity(),
+        optax.adamw(schedule, b1=optim.b1, b2=optim.b2, eps=optim.eps, weight_decay=optim.weight_decay),
+    )
+
+
+def init_optimizer(tx: optax.GradientTransformation, params, mesh) -> optax.OptState:
+    """The optimizer state placed like the parameters it mirrors (Adam's moments sharded as the
+    parameters are, ZeRO-3), its scalars replicated. Left to itself, jit replicates all of it."""
+    replicated = NamedSharding(mesh, P())
+    shardings = optax.tree_map_params(tx, lambda _, p: p.sharding, jax.eval_shape(tx.init, params), params,
+                                      transform_non_params=lambda _: replicated)
+    return jax.jit(tx.init, out_shardings=shardings)(params)
+
+
+# ---------------------------------------------------------------------------
+# The update: gradients accumulated over micro-batches of any shapes, then one optimiser step
+
+
+class Accumulator(NamedTuple):
+    """Sums over a step's micro-batches, divided once by the batch's denominator when applied."""
+
+    loss: jax.Array  # f32 [], the aggregation's loss sum
+    denominator: jax.Array  # f32 [], tokens (token-mean) or sequences (seq-mean-token-mean)
+    tokens: jax.Array  # f32 [], response tokens
+    metrics: dict  # f32 [] each, dapo.policy_loss's metric sums
+    grads: Any  # f32, the parameters' tree: gradients of the loss sums
+
+
+def make_micro_loss(graphdef, rest, loss_config: dapo.LossConfig, temperature: float,
+                    logits_tokens: int | None = None):
+    """(params, micro) -> (loss sum, (denominator, metric sums)) of one micro-batch (logits_tokens: see
+    batching.sequence_logprobs)."""
+    def micro_loss(params, micro: SequenceBatch):
+        model = nnx.merge(graphdef, params, rest)
+        logp = sequence_logprobs(model, micro, temperature, logits_tokens)  # [b, T]
+        loss_sum, denominator, metrics = dapo.policy_loss(logp, jax.lax.stop_gradient(logp), micro.sampler_logprobs,
+                                                          micro.advantages, micro.loss_mask, loss_config)
+        return loss_sum, (denominator, metrics)
+
+    return micro_loss
+
+
+def zero_accumulator(micro_loss, params) -> Accumulator:
+    """An all-zero Accumulator for `params` (its metric names traced from micro_loss on a dummy batch)."""
+    dummy = SequenceBatch(*(jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in (
+        ((1, 16), jnp.int32), ((1, 16), jnp.int32), ((1, 16), jnp.bool_), ((1, 16), jnp.float32),
+        ((1, 16), jnp.float32), ((1,), jnp.float32))))
+    metrics = jax.eval_shape(micro_loss, params, dummy)[1][1]
+    scalar = lambda: jnp.zeros((), jnp.float32)  # noqa: E731
+    return Accumulator(scalar(), scalar(), scalar(), {name: scalar() for name in metrics},
+                       jax.tree.map(lambda p: jnp.zeros(p.shape, jnp.float32), params))
+
+
+def accumulator_shardings(micro_loss, params, mesh) -> Accumulator:
+    """Gradients placed like the parameters, scalars replicated."""
+    shapes = jax.eval_shape(lambda: zero_accumulator(micro_loss, params))
+    replicated = NamedSharding(mesh, P())
+    return shapes._replace(loss=replicated, denominator=replicated, tokens=replicated,
+                           metrics={name: replicated for name in shapes.metrics}, grads=shardings_of(params))
+
+
+def logits_tokens(config: ml_collections.ConfigDict, model_config) -> int | None:
+    """Token-budget micro-batches hold at most the fixed layout's logits (micro_batch_size rows x the model's
+    chunk) at once; the fixed layout keeps the model's chunk."""
+    if not config.train.max_tokens_per_micro_batch:
+        return None
+    return config.train.micro_batch_size * model_config.logits_chunk
+
+
+def make_accumulate(micro_loss, acc_shardings: Accumulator):
+    """jit (params, acc, micro) -> acc + the micro-batch's sums; one compilation per micro-batch shape,
+    the accumulator updated in place (donated). Call (and lower) it under `jax.set_mesh(mesh)`, so that
+    activations stay split over the batch (attention.batch_sharded) and FSDP gathers weights instead."""
+    grad_fn = jax.value_and_grad(micro_loss, has_aux=True)
+
+    def accumulate(params, acc: Accumulator, micro: SequenceBatch) -> Accumulator:
+        (loss, (denominator, metrics)), grads = grad_fn(params, micro)
+        step = Accumulator(loss, denominator, jnp.sum(micro.loss_mask), metrics,
+                           jax.tree.map(lambda g: g.astype(jnp.float32), grads))
+        return jax.tree.map(jnp.add, acc, step)
+
+    return jax.jit(accumulate, donate_argnums=(1,), out_shardings=acc_shardings)
+
+
+def make_apply(tx: optax.GradientTransformation, params, opt_state, mesh, schedule: optax.Schedule):
+    """jit (params, opt_state, acc) -> the optimiser step on acc.grads / acc.denominator (in the parameters'
+    dtype), new parameters and state placed as the old (donated), and the step's metrics."""
+    def apply(params, opt_state, acc: Accumulator):
+        denominator = jnp.maximum(acc.denominator, 1.0)
+        grads = jax.tree.map(lambda g, p: (g / denominator).astype(p.dtype), acc.grads, params)
+        grad_norm = optax.global_norm(grads)  # before clipping
+        done = optax.tree_utils.tree_get_all_with_path(opt_state, "count")[0][1]  # Adam's update count
+        updates, opt_state = tx.update(grads, opt_state, params)
+        params = optax.apply_updates(params, updates)
+        return params, opt_state, {"loss": acc.loss / denominator, "grad_norm": grad_norm, "tokens": acc.tokens,
+                                   "learning_rate": schedule(done), **acc.metrics}
+
+    replicated = NamedSharding(mesh, P())
+    return jax.jit(apply, donate_argnums=(0, 1),
+                   out_shardings=(shardings_of(params), shardings_of(opt_state), replicated))
+
+
+def shardings_of(tree):
+    return jax.tree.map(lambda x: x.sharding, tree)

@@ -1,0 +1,1 @@
+"""Where a job runs and what it leaves: meshes and partition rules, processes, checkpoints, metrics."""
