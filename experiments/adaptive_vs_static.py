@@ -34,11 +34,11 @@ sys.path.insert(0, str(REPO))
 from rlve_jax import registry  # noqa: E402
 from rlve_jax.runtime.checkpoint import Checkpointer  # noqa: E402
 from rlve_jax.defaults import experiment  # noqa: E402
-from rlve_jax.evaluation.evaluate import eval_policy, evaluate_problems  # noqa: E402
+from rlve_jax.evaluation.evaluate import eval_generator, eval_policy, evaluate_problems  # noqa: E402
 from rlve_jax.runtime.metrics import read_records  # noqa: E402
 from rlve_jax.gym.pool import EnvPool  # noqa: E402
 from rlve_jax.generation.rollout import SamplingSettings  # noqa: E402
-from rlve_jax.trainer import Trainer  # noqa: E402
+from rlve_jax.builder import build_trainer  # noqa: E402
 
 EVAL_SEED_OFFSET = 1 << 41  # evaluation problems never share seeds with training or warm-start problems
 ARMS = ("adaptive", "static-low", "static-wide")
@@ -75,7 +75,7 @@ def warm_start(seed: int, workdir: Path, warm_steps: int | None) -> Path:
 
 def run_trainer(config, workdir: Path, init_from: Path | None = None) -> float:
     start = time.perf_counter()
-    trainer = Trainer(config, workdir)
+    trainer = build_trainer(config, workdir)
     try:
         if init_from is not None:
             checkpointer = Checkpointer(init_from)
@@ -113,7 +113,8 @@ def evaluate_run(run_dir: Path, config, problems) -> np.ndarray:
     policy = eval_policy(config, run_dir / "eval")
     settings = SamplingSettings(1, config.rollout.max_response_tokens, temperature=0.0)
     with EnvPool(config.env.workers, config.env.timeout_s, config.env.memory_limit_mb) as pool:
-        _, records, _ = evaluate_problems(policy, pool, problems, settings, seed=0, progress=False)
+        generator = eval_generator(policy, problems, settings, config.rollout)
+        _, records, _ = evaluate_problems(policy, pool, problems, settings, generator, seed=0, progress=False)
     return np.array([r["accuracy"] for r in records], float)
 
 

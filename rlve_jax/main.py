@@ -56,9 +56,9 @@ def run(argv: list[str]) -> None:
     logging.getLogger("rlve_jax").setLevel(logging.INFO)
     distributed.initialize(config)  # before anything touches a device
     if config.mode == "train":
-        from rlve_jax.trainer import Trainer
+        from rlve_jax.builder import build_trainer
 
-        trainer = Trainer(config, workdir)
+        trainer = build_trainer(config, workdir)
         try:
             trainer.run()
         finally:

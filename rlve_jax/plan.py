@@ -206,7 +206,7 @@ def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> li
     loss_config = dapo.LossConfig(config.loss.clip_low, config.loss.clip_high, config.loss.tis_clip,
                                   config.loss.aggregation)
     micro_loss = make_micro_loss(graphdef, rest, loss_config, config.rollout.temperature,
-                                 logits_tokens(config, cfg))
+                                 logits_tokens(config.train, cfg))
     acc_shardings = accumulator_shardings(micro_loss, params, mesh)
     acc = _abstract(jax.eval_shape(lambda: zero_accumulator(micro_loss, params)), acc_shardings)
     rows, length = largest_micro_batch(config, data_parallel)

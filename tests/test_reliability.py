@@ -17,7 +17,7 @@ from rlve_jax.cli import flatten_keys
 from rlve_jax.gym.env import Problem
 from rlve_jax.runtime.metrics import MetricsWriter, read_records
 from rlve_jax.gym.pool import EnvPool, FailureBudgetExceeded
-from rlve_jax.trainer import Trainer
+from rlve_jax.rl.warm_start import problems_with_references
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -142,12 +142,9 @@ def test_tensorboard_purges_the_steps_a_resume_redoes(tmp_path):
 # Warm start batches
 
 
-def fake_trainer(pool, max_failure_share):
-    config = defaults.base_config()
-    config.env.max_failure_share = max_failure_share
+def envs_with_references():
     with_reference = types.SimpleNamespace(reference=lambda problem: str(problem.data["value"]))
-    envs = {"TestOnlyEcho": with_reference, "TestOnlySlowGenerate": with_reference}
-    return types.SimpleNamespace(pool=pool, config=config, envs=envs)
+    return {"TestOnlyEcho": with_reference, "TestOnlySlowGenerate": with_reference}
 
 
 def draws_with_failures():
@@ -160,11 +157,12 @@ def draws_with_failures():
 
 def test_warm_start_counts_failures_and_never_builds_a_short_batch():
     with EnvPool(workers=0, timeout_s=0.2, extra_envs=[EchoEnv(), SlowGenerateEnv()]) as pool:
-        trainer = fake_trainer(pool, 0.5)
-        problems, failed = Trainer.warm_start_problems(trainer, draws_with_failures(), 6, "warm-start step 1")
+        problems, failed = problems_with_references(pool, envs_with_references(), draws_with_failures(), 6, 0.5,
+                                                    "warm-start step 1")
         assert len(problems) == 6 and None not in problems and failed == 2  # 2 of 6 failed; 2 refills
         with pytest.raises(FailureBudgetExceeded, match="warm-start step 1: 2 of 6 generations failed"):
-            Trainer.warm_start_problems(fake_trainer(pool, 0.2), draws_with_failures(), 6, "warm-start step 1")
+            problems_with_references(pool, envs_with_references(), draws_with_failures(), 6, 0.2,
+                                     "warm-start step 1")
 
 
 # ---------------------------------------------------------------------------

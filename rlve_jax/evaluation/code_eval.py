@@ -315,28 +315,27 @@ def prepare(config) -> tuple[list[CodeProblem], Sandbox, int]:
     return problems, sandbox, samples
 
 
-def generate_responses(policy, problems: Sequence[CodeProblem], settings, seed: int,
+def generate_responses(policy, problems: Sequence[CodeProblem], settings, seed: int, rollout,
                        batch_prompts: int = 64) -> list[list[str]]:
-    """settings.samples responses per problem (the prompt without the boxed-answer instruction)."""
+    """settings.samples responses per problem (the prompt without the boxed-answer instruction), through the
+    configured generator (rollout.engine) sized for the longest prompt."""
     import jax
 
-    from rlve_jax.generation import sampler
+    from rlve_jax.generation.generator import make_generator
 
     fmt = dataclasses.replace(policy.prompt_format, instruction=None)
+    prompts = [policy.tokenizer.encode(fmt.render(prompt(p))) for p in problems]
+    generator = make_generator(rollout.engine, policy, max_prompt_tokens=max(map(len, prompts)),
+                               max_new_tokens=settings.max_new_tokens,
+                               cache_budget_tokens=settings.cache_budget_tokens, segment_steps=rollout.segment_steps)
     model = policy.sampler_model()
     texts: list[list[str]] = []
     for first in range(0, len(problems), batch_prompts):
-        prompts = [policy.tokenizer.encode(fmt.render(prompt(p))) for p in problems[first:first + batch_prompts]]
-        too_long = [len(t) for t in prompts if settings.max_prompt_tokens and len(t) > settings.max_prompt_tokens]
-        if too_long:
-            raise ValueError(f"{len(too_long)} code prompts exceed rollout.max_prompt_tokens "
-                             f"({max(too_long)} tokens); raise it or set it to 0")
-        out = sampler.generate(
-            model, prompts, n_per_prompt=settings.samples, max_new_tokens=settings.max_new_tokens,
+        chunk = prompts[first:first + batch_prompts]
+        out = generator.generate(
+            model, chunk, n_per_prompt=settings.samples, max_new_tokens=settings.max_new_tokens,
             temperature=settings.temperature, top_p=settings.top_p, top_k=settings.top_k,
-            stop_ids=policy.stop_ids, rng=jax.random.key(seed), mesh=policy.sampler_mesh,
-            cache_budget_tokens=settings.cache_budget_tokens, pad_id=policy.tokenizer.pad_id,
-            prompt_ids=list(range(first, first + len(prompts))))
+            stop_ids=policy.stop_ids, rng=jax.random.key(seed), prompt_ids=list(range(first, first + len(chunk))))
         decoded = [policy.tokenizer.decode(out.tokens[i, :out.lengths[i]].tolist(), skip_special_tokens=True)
                    for i in range(len(out.lengths))]
         texts += [decoded[i:i + settings.samples] for i in range(0, len(decoded), settings.samples)]
@@ -347,7 +346,7 @@ def run_suite(config, policy, workdir: Path, problems: Sequence[CodeProblem], sa
               samples: int, write: bool = True) -> dict:
     """Sample, extract, judge in the sandbox; write <workdir>/livecodebench_{responses.jsonl,summary.json}."""
     start = time.perf_counter()
-    responses = generate_responses(policy, problems, eval_settings(config, samples), config.seed,
+    responses = generate_responses(policy, problems, eval_settings(config, samples), config.seed, config.rollout,
                                    config.eval.batch_prompts)
     generated = time.perf_counter()
     programs = [[extract_program(r) for r in row] for row in responses]

@@ -31,12 +31,13 @@ from rlve_jax.runtime.checkpoint import Checkpointer
 from rlve_jax.gym.env import Environment, Problem, Verdict, extract_answer
 from rlve_jax.gym.pool import EnvPool
 from rlve_jax.models.policy import Policy, load_policy
+from rlve_jax.generation.generator import Generator, longest_prompt, make_generator
 from rlve_jax.generation.rollout import RolloutStats, SamplingSettings, eval_settings, sample_groups
 from rlve_jax.evaluation.scores import format_summary, summarize
 
 log = logging.getLogger(__name__)
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 HELDOUT_PATH = REPO_ROOT / "data" / "heldout_test.jsonl"
 BENCHMARK_DIR = REPO_ROOT / "data" / "benchmarks"
 # name -> (file, samples per problem k for Avg@k, judge)
@@ -157,8 +158,16 @@ def load_benchmark(name: str, directory: Path = BENCHMARK_DIR) -> list[Problem]:
 # Running a policy
 
 
+def eval_generator(policy: Policy, problems: Sequence[Problem], settings: SamplingSettings,
+                   rollout: ml_collections.ConfigDict) -> Generator:
+    """The configured generator (rollout.engine, its KV budget) sized for these problems' longest prompt."""
+    return make_generator(rollout.engine, policy, max_prompt_tokens=longest_prompt(policy, [p.prompt for p in problems]),
+                          max_new_tokens=settings.max_new_tokens, cache_budget_tokens=settings.cache_budget_tokens,
+                          segment_steps=rollout.segment_steps)
+
+
 def evaluate_problems(policy: Policy, pool: EnvPool, problems: Sequence[Problem], settings: SamplingSettings,
-                      seed: int, ks: Sequence[int] = (1,), batch_prompts: int = 64,
+                      generator: Generator, seed: int, ks: Sequence[int] = (1,), batch_prompts: int = 64,
                       progress: bool = True) -> tuple[dict, list[dict], float]:
     """Sample and judge every problem; returns (summary, per-response records, seconds)."""
     start = time.perf_counter()
@@ -171,7 +180,7 @@ def evaluate_problems(policy: Policy, pool: EnvPool, problems: Sequence[Problem]
         for first in range(0, len(problems), batch_prompts):
             chunk = problems[first:first + batch_prompts]
             key = jax.random.fold_in(jax.random.key(seed), first)
-            for group in sample_groups(policy, model, pool, chunk, settings, key, stats):
+            for group in sample_groups(policy, model, pool, chunk, settings, key, stats, generator):
                 verdicts.append(group.verdicts)
                 records += [{"env": group.problem.env, "difficulty": group.problem.difficulty,
                              "seed": group.problem.seed, "benchmark": group.problem.params.get("benchmark"),
@@ -183,6 +192,27 @@ def evaluate_problems(policy: Policy, pool: EnvPool, problems: Sequence[Problem]
     if stats.skipped_long_prompts:
         raise ValueError(f"{stats.skipped_long_prompts} prompts exceed rollout.max_prompt_tokens")
     return summarize(problems, verdicts, ks), records, time.perf_counter() - start
+
+
+class HeldoutEval:
+    """The in-training evaluation on a fixed held-out subset every `every` steps (the original logged its
+    reward): a Trainer hook, called after each step."""
+
+    def __init__(self, policy: Policy, pool: EnvPool, config: ml_collections.ConfigDict):
+        self.policy, self.pool, self.every, self.seed = policy, pool, config.eval.every, config.seed
+        self.batch_prompts = config.eval.batch_prompts
+        self.problems = heldout_subset(load_problems(), config.eval.problems)
+        self.settings = eval_settings(config, 1)
+        self.generator = eval_generator(policy, self.problems, self.settings, config.rollout)
+
+    def __call__(self, step: int) -> dict[str, float]:
+        if step % self.every:
+            return {}
+        start = time.perf_counter()
+        summary, _, _ = evaluate_problems(self.policy, self.pool, self.problems, self.settings, self.generator,
+                                          self.seed, batch_prompts=self.batch_prompts, progress=False)
+        return {"eval/reward": summary["reward"], "eval/accuracy": summary["overall"],
+                "time/eval": time.perf_counter() - start}
 
 
 def heldout_subset(problems: Sequence[Problem], count: int, seed: int = 0) -> list[Problem]:
@@ -225,9 +255,10 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
                  extra_envs=list(JUDGES.values())) as pool:
         for name, (problems, samples) in suites.items():
             ks = sorted({1, samples} | ({8} if samples >= 8 else set()))
-            summary, records, seconds = evaluate_problems(policy, pool, problems, eval_settings(config, samples),
-                                                          config.seed, ks, config.eval.batch_prompts,
-                                                          config.log.progress)
+            settings = eval_settings(config, samples)
+            generator = eval_generator(policy, problems, settings, config.rollout)
+            summary, records, seconds = evaluate_problems(policy, pool, problems, settings, generator, config.seed,
+                                                          ks, config.eval.batch_prompts, config.log.progress)
             summary["seconds"] = seconds
             summary["problems_per_second"] = len(problems) / seconds
             results[name] = summary

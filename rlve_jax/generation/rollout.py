@@ -15,7 +15,7 @@ import numpy as np
 from flax import nnx
 
 from rlve_jax.generation import engine as engine_lib
-from rlve_jax.generation import sampler
+from rlve_jax.generation.generator import Generator
 from rlve_jax.gym.env import Problem, Verdict
 from rlve_jax.models.policy import Policy
 from rlve_jax.gym.pool import EnvPool, count_reasons
@@ -69,32 +69,11 @@ class SamplingSettings:
     cache_budget_tokens: int | None = None
 
 
-ENGINES = ("continuous", "static")
-
-
-def make_engine(policy: Policy, settings: SamplingSettings, segment_steps: int = 16) -> engine_lib.Engine:
-    """The rollout engine for this policy's sampler mesh (rlve_jax/generation/engine.py). Its default KV budget is
-    what the sampler's devices have free now, less the sampler's own copy of the parameters."""
-    if not settings.max_prompt_tokens:
-        raise ValueError("the continuous engine sizes its slots from rollout.max_prompt_tokens: set it (> 0)")
-    model_config = nnx.merge(policy.graphdef, policy.params, policy.rest).config
-    mesh = policy.sampler_mesh
-    param_bytes = sum(x.size * x.dtype.itemsize for x in jax.tree.leaves(policy.params))
-    return engine_lib.Engine(model_config, max_prompt_tokens=settings.max_prompt_tokens,
-                             max_new_tokens=settings.max_new_tokens, budget_tokens=settings.cache_budget_tokens,
-                             mesh=mesh, pad_id=policy.tokenizer.pad_id, segment_steps=segment_steps,
-                             reserve_bytes=param_bytes // mesh.shape["tensor"])
-
-
 def sample_groups(policy: Policy, model: nnx.Module, pool: EnvPool, problems: Sequence[Problem],
-                  settings: SamplingSettings, key: jax.Array, stats: RolloutStats,
-                  prompt_ids: Sequence[int] | None = None, engine: engine_lib.Engine | None = None) -> list[Group]:
-    """Sample G responses per problem with `model` (policy.sampler_model()) and verify them in the pool.
-
-    prompt_ids name the problems in the sampling keys (default 0, 1, ...; see sampler.generate). With
-    an `engine` (make_engine) the rows decode in its slots, else in sampler.generate's static chunks;
-    both draw the same tokens from the same keys.
-    """
+                  settings: SamplingSettings, key: jax.Array, stats: RolloutStats, generator: Generator,
+                  prompt_ids: Sequence[int] | None = None) -> list[Group]:
+    """Sample G responses per problem with `model` (policy.sampler_model()) through `generator` and verify
+    them in the pool. prompt_ids name the problems in the sampling keys (default 0, 1, ...)."""
     start = time.perf_counter()
     kept, prompts, ids = [], [], []
     for problem, prompt_id in zip(problems, range(len(problems)) if prompt_ids is None else prompt_ids):
@@ -112,11 +91,7 @@ def sample_groups(policy: Policy, model: nnx.Module, pool: EnvPool, problems: Se
     common = dict(n_per_prompt=settings.samples, max_new_tokens=settings.max_new_tokens,
                   temperature=settings.temperature, top_p=settings.top_p, top_k=settings.top_k,
                   stop_ids=policy.stop_ids, rng=key, prompt_ids=ids)
-    if engine is not None:
-        out = engine.generate(model, prompts, **common)
-    else:
-        out = sampler.generate(model, prompts, mesh=policy.sampler_mesh, pad_id=policy.tokenizer.pad_id,
-                               cache_budget_tokens=settings.cache_budget_tokens, **common)
+    out = generator.generate(model, prompts, **common)
     stats.seconds["generate"] += time.perf_counter() - start
     stats.generated_tokens += int(out.lengths.sum())
     stats.sampled_logprob_sum += float(out.logprobs.sum(dtype=np.float64))  # 0 after each row's stop token

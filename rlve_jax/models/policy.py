@@ -86,19 +86,29 @@ def model_overrides(config: ml_collections.ConfigDict) -> dict[str, Any]:
             "attention_impl": attention.resolve(config.model.attention_impl)}
 
 
-def load_policy(config: ml_collections.ConfigDict, env_names: Sequence[str], workdir: Path) -> Policy:
-    """Mesh, tokenizer and model (HF checkpoint on the mesh, or a preset initialised from the seed)."""
-    check_model_config(config)
+def model_config_of(config: ml_collections.ConfigDict, tokenizer: Tokenizer) -> model_lib.ModelConfig:
+    """The model's shape and numerics, without its weights: the checkpoint's config.json, or a preset sized to
+    the tokenizer. The memory plan needs only this, so it runs before any weight is read."""
+    if config.model.path:
+        return model_lib.ModelConfig.from_hf(config.model.path, **model_overrides(config))
+    return model_lib.ModelConfig.preset(config.model.preset, vocab_size=tokenizer.vocab_size, **model_overrides(config))
+
+
+def build_policy(config: ml_collections.ConfigDict, tokenizer: Tokenizer, prompt_format: PromptFormat,
+                 model_config: model_lib.ModelConfig) -> Policy:
+    """Meshes and weights: the HF checkpoint loaded onto the mesh, or the preset initialised from the seed."""
     mesh = sharding.make_mesh(config.mesh.data, config.mesh.fsdp, config.mesh.tensor)
     sampler_mesh = sharding.sampler_mesh(mesh, config.mesh.sampler_tensor or config.mesh.tensor)
-    tokenizer, prompt_format = load_tokenizer(config, env_names, workdir)
-    overrides = model_overrides(config)
     if config.model.path:
-        model_config = model_lib.ModelConfig.from_hf(config.model.path, **overrides)
         model = convert.load_hf(config.model.path, model_config, mesh=mesh)
     else:
-        model_config = model_lib.ModelConfig.preset(config.model.preset, vocab_size=tokenizer.vocab_size,
-                                                    **overrides)
         model = sharding.shard_model(model_lib.Transformer(model_config, rngs=nnx.Rngs(config.seed)), mesh)
     graphdef, params, rest = nnx.split(model, nnx.Param, ...)
     return Policy(graphdef, params, rest, tokenizer, prompt_format, mesh, sampler_mesh)
+
+
+def load_policy(config: ml_collections.ConfigDict, env_names: Sequence[str], workdir: Path) -> Policy:
+    """Tokenizer, model config and weights in one call (evaluation, export, tests)."""
+    check_model_config(config)
+    tokenizer, prompt_format = load_tokenizer(config, env_names, workdir)
+    return build_policy(config, tokenizer, prompt_format, model_config_of(config, tokenizer))

@@ -21,8 +21,10 @@ import numpy as np
 from rlve_jax.runtime import distributed
 from rlve_jax.models.policy import Policy
 from rlve_jax.gym.pool import EnvPool, FailureBudgetExceeded, failure_budget_message
-from rlve_jax.generation.rollout import (ENGINES, Group, PendingGroup, RolloutStats, SamplingSettings, make_engine,
-                              sample_groups, sample_groups_partial)
+from rlve_jax.generation.engine import Engine
+from rlve_jax.generation.generator import Generator
+from rlve_jax.generation.rollout import (Group, PendingGroup, RolloutStats, SamplingSettings, sample_groups,
+                                         sample_groups_partial)
 from rlve_jax.gym.scheduler import AdaptiveScheduler
 
 
@@ -72,22 +74,16 @@ def sampling_settings(rollout: ml_collections.ConfigDict) -> SamplingSettings:
 class Collector:
     """Draws problems from the scheduler and turns them into verified groups until a step's batch is full."""
 
-    def __init__(self, config: ml_collections.ConfigDict, env_names: Sequence[str], policy: Policy,
-                 pool: EnvPool, scheduler: AdaptiveScheduler):
-        self.rollout = config.rollout
-        self.seed = config.seed
-        self.reward_key = config.env.reward_key
-        self.max_failure_share = config.env.max_failure_share
+    def __init__(self, policy: Policy, pool: EnvPool, scheduler: AdaptiveScheduler, generator: Generator, *,
+                 env_names: Sequence[str], rollout: ml_collections.ConfigDict, seed: int, reward_key: str,
+                 max_failure_share: float):
+        self.policy, self.pool, self.scheduler, self.generator = policy, pool, scheduler, generator
         self.env_names = list(env_names)
-        self.policy, self.pool, self.scheduler = policy, pool, scheduler
-        self.sampling = sampling_settings(config.rollout)
-        if config.rollout.engine not in ENGINES:
-            raise ValueError(f"rollout.engine must be one of {ENGINES}, got {config.rollout.engine!r}")
-        # Sized now, with the parameters and optimizer state resident: a budget too small fails here.
-        self.engine = (make_engine(policy, self.sampling, config.rollout.segment_steps)
-                       if config.rollout.engine == "continuous" else None)
-        self.partial = config.rollout.partial_rollouts
-        if self.partial and self.engine is None:
+        self.rollout, self.seed, self.reward_key = rollout, seed, reward_key
+        self.max_failure_share = max_failure_share
+        self.sampling = sampling_settings(rollout)
+        self.partial = rollout.partial_rollouts
+        if self.partial and not isinstance(generator, Engine):
             raise ValueError("rollout.partial_rollouts=True needs rollout.engine='continuous'")
         if self.partial and jax.process_count() > 1:
             raise ValueError("rollout.partial_rollouts=True runs on one process (each process would stop its "
@@ -133,11 +129,11 @@ class Collector:
                 need = cfg.prompts_per_step - len(kept)
                 groups, self.carried = sample_groups_partial(
                     self.policy, model, self.pool, valid, self.sampling, key, stats, prompt_ids=ids,
-                    engine=self.engine, carried=self.carried, version=step,
+                    engine=self.generator, carried=self.carried, version=step,
                     enough=lambda done: sum(map(self.keeps, done)) >= need)
             else:
                 groups = sample_groups(self.policy, model, self.pool, valid, self.sampling, key, stats,
-                                       prompt_ids=ids, engine=self.engine)
+                                       self.generator, prompt_ids=ids)
             stats.rounds += 1
             first = sum(len(r.owner) for r in rounds)
             rounds.append(self.gather_records(groups, -(-len(draws) // jax.process_count()) + carried_in))

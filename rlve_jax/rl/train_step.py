@@ -91,12 +91,12 @@ def accumulator_shardings(micro_loss, params, mesh) -> Accumulator:
                            metrics={name: replicated for name in shapes.metrics}, grads=shardings_of(params))
 
 
-def logits_tokens(config: ml_collections.ConfigDict, model_config) -> int | None:
+def logits_tokens(train: ml_collections.ConfigDict, model_config) -> int | None:
     """Token-budget micro-batches hold at most the fixed layout's logits (micro_batch_size rows x the model's
     chunk) at once; the fixed layout keeps the model's chunk."""
-    if not config.train.max_tokens_per_micro_batch:
+    if not train.max_tokens_per_micro_batch:
         return None
-    return config.train.micro_batch_size * model_config.logits_chunk
+    return train.micro_batch_size * model_config.logits_chunk
 
 
 def make_accumulate(micro_loss, acc_shardings: Accumulator):

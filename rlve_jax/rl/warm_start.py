@@ -1,0 +1,98 @@
+"""The supervised warm start (the tiny embedded run): cross-entropy on reference answers at the
+lowest levels, before RL. Its problems never share seeds with RL problems."""
+
+from __future__ import annotations
+
+import functools
+import random
+from typing import Iterator, Mapping, Sequence
+
+import jax
+import jax.numpy as jnp
+import optax
+from flax import nnx
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
+
+from rlve_jax.generation.rollout import answer_completion
+from rlve_jax.gym.env import Environment, Problem
+from rlve_jax.gym.pool import EnvPool, FailureBudgetExceeded, check_failure_budget
+from rlve_jax.models.policy import Policy
+from rlve_jax.rl.batching import SequenceBatch, build_sequences, sequence_logprobs
+from rlve_jax.rl.train_step import init_optimizer, shardings_of
+from rlve_jax.runtime.metrics import MetricsWriter
+
+SEED_OFFSET = 1 << 40  # warm-start problems never share seeds with RL problems
+
+
+def draws(env_names: Sequence[str], max_difficulty: int, seed: int) -> Iterator[tuple[str, int, int]]:
+    """An endless, reproducible stream of (env, difficulty, seed) at the lowest levels."""
+    rng = random.Random(seed)
+    problem_seed = SEED_OFFSET
+    while True:
+        yield rng.choice(env_names), rng.randint(0, max_difficulty), problem_seed
+        problem_seed += 1
+
+
+def problems_with_references(pool: EnvPool, envs: Mapping[str, Environment], stream: Iterator[tuple[str, int, int]],
+                             count: int, max_failure_share: float, where: str) -> tuple[list[Problem], int]:
+    """`count` problems with reference answers for one batch (never fewer), and how many generations
+    failed on the way.
+
+    Failures count against env.max_failure_share (the run stops, naming them, when they are too
+    many) and are replaced by further draws, so a batch is never empty or short.
+    """
+    problems: list[Problem] = []
+    failed = 0
+    for _ in range(8):  # within a failure budget below 100%, a few refills suffice
+        generated = pool.generate([next(stream) for _ in range(count - len(problems))])
+        check_failure_budget(pool.take_tally(), max_failure_share, where)
+        failed += sum(p is None for p in generated)
+        problems += [p for p in generated if p is not None and envs[p.env].reference(p) is not None]
+        if len(problems) == count:
+            return problems, failed
+    raise FailureBudgetExceeded(f"{where}: only {len(problems)} of {count} problems with reference answers "
+                                f"after 8 rounds of draws ({failed} generations failed)")
+
+
+def make_sft_step(policy: Policy, tx: optax.GradientTransformation, opt_state):
+    """jit (params, opt_state, batch) -> one cross-entropy step on the batch's response tokens."""
+    graphdef, rest = policy.graphdef, policy.rest
+
+    def loss_fn(params, batch: SequenceBatch):
+        logp = sequence_logprobs(nnx.merge(graphdef, params, rest), batch, 1.0)  # [B, T]
+        return -jnp.sum(logp * batch.loss_mask) / jnp.maximum(jnp.sum(batch.loss_mask), 1.0)
+
+    @functools.partial(jax.jit, out_shardings=(shardings_of(policy.params), shardings_of(opt_state),
+                                               NamedSharding(policy.mesh, P())))
+    def sft_step(params, opt_state, batch):
+        loss, grads = jax.value_and_grad(loss_fn)(params, batch)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    return sft_step
+
+
+def warm_start(policy: Policy, pool: EnvPool, envs: Mapping[str, Environment], metrics: MetricsWriter, *,
+               steps: int, batch_size: int, lr: float, max_difficulty: int, seed: int, max_failure_share: float,
+               progress: bool) -> None:
+    """`steps` supervised steps on the policy's parameters (in place), logged as kind "warm_start"."""
+    # Short warm-up, cosine decay to lr/10, clipped: fast and stable on a freshly initialised model.
+    schedule = optax.warmup_cosine_decay_schedule(0.0, lr, min(30, steps // 4), steps, lr / 10)
+    tx = optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=0.0))
+    opt_state = init_optimizer(tx, policy.params, policy.mesh)
+    sft_step = make_sft_step(policy, tx, opt_state)
+    stream = draws(list(envs), max_difficulty, seed)
+    bar = metrics.progress(0, steps, enabled=progress, desc="warm start")
+    for step in range(steps):
+        problems, failed = problems_with_references(pool, envs, stream, batch_size, max_failure_share,
+                                                    f"warm-start step {step + 1}")
+        prompts = [policy.encode_prompt(p) for p in problems]
+        answers = [policy.tokenizer.encode(answer_completion(policy.prompt_format, envs[p.env].reference(p)))
+                   + policy.stop_ids[:1] for p in problems]
+        batch = build_sequences(prompts, answers, policy.tokenizer.pad_id, rows=batch_size)
+        policy.params, opt_state, loss = sft_step(policy.params, opt_state, batch)
+        bar.update(step + 1, {"warm_start/loss": float(loss)})
+        metrics.write(0, {"warm_start/loss": float(loss), "warm_start/step": step + 1,
+                          "warm_start/failed_generations": failed}, kind="warm_start")
+    bar.close()
