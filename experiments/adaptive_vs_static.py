@@ -31,7 +31,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from rlve_jax import registry  # noqa: E402
+from rlve_jax.gym import registry  # noqa: E402
 from rlve_jax.runtime.checkpoint import Checkpointer  # noqa: E402
 from rlve_jax.defaults import experiment  # noqa: E402
 from rlve_jax.evaluation.evaluate import eval_generator, eval_policy, evaluate_problems  # noqa: E402

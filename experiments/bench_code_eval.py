@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rlve_jax import code_eval  # noqa: E402
+from rlve_jax.evaluation import code_eval  # noqa: E402
 from rlve_jax.evaluation.sandbox import Limits, Sandbox  # noqa: E402
 
 ADVERSARIAL = {

@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import jax  # noqa: E402
 
-from rlve_jax import convert  # noqa: E402
+from rlve_jax.models import convert  # noqa: E402
 from rlve_jax.models.model import ModelConfig, Transformer  # noqa: E402
 
 

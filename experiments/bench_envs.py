@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rlve_jax import registry  # noqa: E402
+from rlve_jax.gym import registry  # noqa: E402
 from rlve_jax.gym.envs import parse_range  # noqa: E402
 from rlve_jax.gym.pool import EnvPool  # noqa: E402
 

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import pebble  # noqa: E402
 
 from rlve_jax.gym import env as env_module  # noqa: E402
-from rlve_jax import registry  # noqa: E402
+from rlve_jax.gym import registry  # noqa: E402
 
 WALL_FACTOR = 30  # a niced probe on a shared machine gets little CPU: the wall clock is only a backstop
 

@@ -153,7 +153,8 @@ def base_config() -> ml_collections.ConfigDict:
     c.eval.suite = "heldout"  # "heldout", "benchmarks" or "code" (LiveCodeBench only)
     c.eval.benchmarks = "aime24,aime25,omega500,olympiadbench,bbeh"  # add "livecodebench" for the code suite
     c.eval.samples = 0  # responses per problem; 0 = 1 for heldout, 16 for code, the benchmark's k (Avg@k) otherwise
-    # The code suite (rlve_jax/evaluation/code_eval.py): LiveCodeBench's released JSONL, programs run in rlve_jax/evaluation/sandbox.py.
+    # The code suite (rlve_jax/evaluation/code_eval.py): LiveCodeBench's released JSONL, programs run in
+    # rlve_jax/evaluation/sandbox.py.
     c.eval.code_path = ""  # a test*.jsonl file or the directory holding them (downloaded beforehand)
     c.eval.code_start_date = ""  # keep problems with contest_date in [start, end] (YYYY-MM-DD; "" = open)
     c.eval.code_end_date = ""

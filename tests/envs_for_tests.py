@@ -3,7 +3,8 @@
 import os
 import time
 
-from rlve_jax.gym.env import Environment, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_int
 
 
 class EchoEnv(Environment):

@@ -8,7 +8,8 @@ import pytest
 
 from rlve_jax.gym.environments.min_sum_distance_square import quadruple_cost
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import ALMOST_ONE, Verdict, fraction_reward, ratio_reward, score_count
+from rlve_jax.gym.env import Verdict
+from rlve_jax.gym.environments._common import ALMOST_ONE, fraction_reward, ratio_reward, score_count
 
 LEVELS = (0, 4, 8, 12)
 SEEDS = (0, 1, 2)

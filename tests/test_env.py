@@ -2,9 +2,11 @@
 
 import pytest
 
-from rlve_jax.gym.env import (ANSWER_TAGS, BOXED, INVALID, FormatError, Problem, Verdict, extract_answer, grow, grow_1p1,
-                          grow_1p5, parse_float, parse_int, parse_ints, ratio_reward, score_count, score_exact,
-                          score_mod, sweep)
+from rlve_jax.gym.env import ANSWER_TAGS, BOXED, FormatError, Problem, Verdict, extract_answer
+from rlve_jax.gym.environments._common import (
+    INVALID, grow, grow_1p1, grow_1p5, parse_float, parse_int, parse_ints, ratio_reward, score_count, score_exact,
+    score_mod, sweep,
+)
 
 
 @pytest.mark.parametrize("output, expected", [

@@ -146,7 +146,7 @@ def test_generation_is_identical_in_another_process():
     """Same (env, difficulty, seed) -> same problem in a fresh interpreter."""
     script = (
         "import json, sys\n"
-        "from rlve_jax import registry\n"
+        "from rlve_jax.gym import registry\n"
         "out = {n: [registry.make(n).generate(d, 7).to_json() for d in (0, 3, 6)] for n in registry.names()}\n"
         "json.dump(out, sys.stdout)\n"
     )

@@ -8,9 +8,11 @@ from functools import lru_cache
 
 import pytest
 
-from rlve_jax.gym.environments import (delta_nim_game, firework_show, inversion_pair, klo_blocks, max_grid_path_intersection,
-                          max_three_square_sum, min_inorder_binary_tree, multiple_flipping_game, splitting_game,
-                          stone_game, stu_well, tetris_attack, whack_a_mole)
+from rlve_jax.gym.environments import (
+    delta_nim_game, firework_show, inversion_pair, klo_blocks, max_grid_path_intersection, max_three_square_sum,
+    min_inorder_binary_tree, multiple_flipping_game, splitting_game, stone_game, stu_well, tetris_attack,
+    whack_a_mole,
+)
 from rlve_jax.gym import registry
 from rlve_jax.gym.env import Problem
 

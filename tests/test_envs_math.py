@@ -20,7 +20,8 @@ from rlve_jax.gym.environments import (bezout_identity, clear_symmetry, delta_mi
 from rlve_jax.gym.environments._formulas import parse_expression
 from rlve_jax.gym.environments._numbers import euler_phi
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import FormatError, Problem, score_count
+from rlve_jax.gym.env import FormatError, Problem
+from rlve_jax.gym.environments._common import score_count
 
 
 def score(name: str, data: dict, answer: str) -> float:

@@ -10,7 +10,8 @@ from rlve_jax.gym import envs, pool, registry
 CUSTOM = '''
 """Echo a number back (a test-only custom environment)."""
 
-from rlve_jax.gym.env import Environment, score_exact
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import score_exact
 
 
 class EchoNumber(Environment):

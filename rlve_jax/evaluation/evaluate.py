@@ -161,9 +161,9 @@ def load_benchmark(name: str, directory: Path = BENCHMARK_DIR) -> list[Problem]:
 def eval_generator(policy: Policy, problems: Sequence[Problem], settings: SamplingSettings,
                    rollout: ml_collections.ConfigDict) -> Generator:
     """The configured generator (rollout.engine, its KV budget) sized for these problems' longest prompt."""
-    return make_generator(rollout.engine, policy, max_prompt_tokens=longest_prompt(policy, [p.prompt for p in problems]),
-                          max_new_tokens=settings.max_new_tokens, cache_budget_tokens=settings.cache_budget_tokens,
-                          segment_steps=rollout.segment_steps)
+    longest = longest_prompt(policy, [p.prompt for p in problems])
+    return make_generator(rollout.engine, policy, max_prompt_tokens=longest, max_new_tokens=settings.max_new_tokens,
+                          cache_budget_tokens=settings.cache_budget_tokens, segment_steps=rollout.segment_steps)
 
 
 def evaluate_problems(policy: Policy, pool: EnvPool, problems: Sequence[Problem], settings: SamplingSettings,

@@ -46,7 +46,7 @@ class ModelConfig:
     compute_dtype: str = "float32"
     remat: bool = False  # recompute each layer in the backward pass
     scan_layers: bool = False  # lax.scan over stacked layers (faster compiles) or a Python loop
-    attention_impl: str = "auto"  # full-sequence attention, rlve_jax/models/attention.py: auto, reference, blockwise, ...
+    attention_impl: str = "auto"  # full-sequence attention (models/attention.py): auto, reference, blockwise, ...
     decode_attention: str | None = None  # the engine's slot-cache decode: None = backend default (decode_attention.py)
     logits_chunk: int = 512  # sequence chunk for token_logprobs (bounds f32 [B, C, V] logits)
 

@@ -2,10 +2,11 @@
 perturbations for tests, random trees, tree and graph basics, and exact solvers (union-find,
 assignment, bipartite matching, maximum flow).
 
-The single-integer scorers (score_exact, score_mod, score_count), the growth rules and INVALID live
-in rlve_jax.gym.env. Topic modules hold what only one family of environments needs: _graphs (random
-graphs, graph prompts, shortest paths), _puzzles (grid puzzles), _numbers (number theory,
-polynomials), _formulas (restricted expression parsers), _strings, _segmentation.
+The one home of an environment author's helpers (rlve_jax.gym.env holds the contract only: Environment,
+Problem, Verdict, FormatError): the answer parsers, the single-integer scorers (score_exact, score_mod,
+score_count), reward shapes, the growth rules and INVALID are here too. Topic modules hold what only one
+family of environments needs: _graphs (random graphs, graph prompts, shortest paths), _puzzles (grid puzzles),
+_numbers (number theory, polynomials), _formulas (restricted expression parsers), _strings, _segmentation.
 
 Everything here is deterministic given the `random.Random` passed in.
 """
@@ -13,13 +14,160 @@ Everything here is deterministic given the `random.Random` passed in.
 from __future__ import annotations
 
 import heapq
+import math
 import random
+import re
 from bisect import bisect_right
 from collections import deque
 from typing import Any, Callable, ClassVar, Sequence
 
-from rlve_jax.gym.env import (ALMOST_ONE, INVALID, Environment, FormatError, Problem, parse_int_rows, parse_ints,
-                          parse_lines, positional_match_reward, score_count, score_exact, score_mod)
+from rlve_jax.gym.env import FORMAT_ERROR_REWARD, MAX_ANSWER_CHARS, Environment, FormatError, Problem
+
+# ---------------------------------------------------------------------------
+# Reward conventions
+
+INVALID = -0.5  # the usual reward for a parseable but infeasible answer (the catalog says where it differs)
+# Accuracy is exact: reward >= the problem's pass threshold, with no tolerance. The original's 1e-6 let a wrong
+# count pass once (min/max)^beta is within 1e-6 of 1 (answer + 1 at counts above ~10^7); the shared reward
+# helpers below keep every wrong answer strictly below 1, and the few environments whose rewards are
+# floating-point measurements (RootExtraction, SmallestCircle, PolynomialMinimum) set their own threshold.
+ALMOST_ONE = math.nextafter(1.0, 0.0)  # the largest reward below 1: a wrong answer's cap
+
+# ---------------------------------------------------------------------------
+# Parsing helpers for scorers (all raise FormatError on bad input)
+
+_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+
+
+def check_length(text: str) -> str:
+    """The stripped answer; FormatError if it is longer than MAX_ANSWER_CHARS."""
+    if len(text) > MAX_ANSWER_CHARS:
+        raise FormatError("answer too long")
+    return text.strip()
+
+
+def parse_int(text: str) -> int:
+    """A single (ASCII) integer, nothing else; at most 4,300 digits (MAX_ANSWER_CHARS in an environment
+    with `long_answers`)."""
+    text = check_length(text)
+    if not _INT.fullmatch(text):
+        raise FormatError(f"not an integer: {text[:40]!r}")
+    try:
+        return int(text)
+    except ValueError as error:  # more digits than int() accepts
+        raise FormatError(str(error)) from None
+
+
+def parse_ints(text: str, sep: str | None = None) -> list[int]:
+    """Integers separated by whitespace (or `sep`); empty text gives []."""
+    text = check_length(text)
+    return [parse_int(token) for token in text.split(sep)] if text else []
+
+
+def parse_float(text: str) -> float:
+    """A single finite decimal number."""
+    text = check_length(text)
+    if len(text) > 1000 or not _FLOAT.fullmatch(text):
+        raise FormatError(f"not a number: {text[:40]!r}")
+    value = float(text)
+    if not math.isfinite(value):
+        raise FormatError("non-finite number")
+    return value
+
+
+def parse_lines(text: str) -> list[str]:
+    """Non-empty stripped lines."""
+    return [line.strip() for line in check_length(text).splitlines() if line.strip()]
+
+
+def parse_int_rows(text: str) -> list[list[int]]:
+    """A matrix: one line per row, integers separated by whitespace."""
+    return [parse_ints(line) for line in parse_lines(text)]
+
+
+# ---------------------------------------------------------------------------
+# Reward shapes and single-integer scorers used across the gym (rlve_reference.md section a)
+
+
+def ratio_reward(answer: float, reference: float, beta: float) -> float:
+    """(min/max)^beta for counting answers; both must be positive.
+
+    A wrong answer stays below 1 even where the float ratio rounds to 1 (counts above ~10^16).
+    """
+    if reference == answer:
+        return 1.0
+    if reference <= 0 or answer <= 0:
+        return 0.0
+    return min((min(answer, reference) / max(answer, reference)) ** beta, ALMOST_ONE)
+
+
+def fraction_reward(good: int, total: int, beta: float) -> float:
+    """(good/total)^beta, e.g. satisfied constraints or matching positions; below 1 unless good == total."""
+    if good == total or total == 0:
+        return 1.0
+    return min((good / total) ** beta, ALMOST_ONE)
+
+
+def positional_match_reward(answer: Sequence[Any], gold: Sequence[Any], beta: float) -> float:
+    """mean([answer_i == gold_i])^beta for equal-length sequences."""
+    return fraction_reward(sum(a == g for a, g in zip(answer, gold)), len(gold), beta)
+
+
+def score_exact(answer: str, gold: int) -> float:
+    """Binary single-integer answers: 1 for the gold integer, else 0."""
+    return float(parse_int(answer) == gold)
+
+
+def score_mod(answer: str, gold: int, mod: int) -> float:
+    """'Answer modulo MOD' environments: an integer outside [0, MOD) is invalid (-0.5), else exact 1 / 0."""
+    value = parse_int(answer)
+    if not 0 <= value < mod:
+        return INVALID
+    return float(value == gold)
+
+
+def score_count(answer: str, gold: int, beta: float = 10, positive: bool = False) -> float:
+    """Counting answers: (min/max)^beta; a negative (with `positive`, also a zero) answer gets -1.
+
+    A gold count of 0 is matched only by 0 (ratio_reward).
+    """
+    value = parse_int(answer)
+    if value < 0 or (positive and value == 0):
+        return FORMAT_ERROR_REWARD
+    return ratio_reward(value, gold, beta)
+
+
+# ---------------------------------------------------------------------------
+# Difficulty levels: the controllers' growth rules and knob sweeps (rlve_reference.md section a)
+
+
+def grow(x: int, rule, times: int) -> int:
+    """Apply a controller growth rule `times` times, e.g. grow(3, lambda x: 2 * x, d)."""
+    for _ in range(times):
+        x = rule(x)
+    return x
+
+
+def grow_1p1(x: int, times: int) -> int:
+    """The controllers' most common rule x <- floor(1.1 x + 1), `times` times: 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, ..."""
+    for _ in range(times):
+        x = int(1.1 * x + 1)
+    return x
+
+
+def grow_1p5(x: int, times: int) -> int:
+    """The rule x <- floor(1.5 x), `times` times: 10, 15, 22, 33, 49, ..."""
+    for _ in range(times):
+        x = int(1.5 * x)
+    return x
+
+
+def sweep(low: float, high: float, step: float = 0.1) -> tuple[float, ...]:
+    """A controller's knob sweep low, low + step, ..., high (e.g. edge densities 0.1..0.9), printing cleanly."""
+    count = round((high - low) / step)
+    return tuple(round(low + k * step, 6) for k in range(count + 1))
+
 
 # ---------------------------------------------------------------------------
 # Answer shapes: base classes that carry a catalog reward rule

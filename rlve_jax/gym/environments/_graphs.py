@@ -12,10 +12,11 @@ import heapq
 import random
 from typing import ClassVar, Sequence
 
-from rlve_jax.gym.environments._common import (DisjointSets, adjacency, bfs_distances, drop_last_tokens, edge_lines,
-                                  maximization_reward, minimization_reward, parse_distinct_indices, prufer_tree,
-                                  random_tree, weighted_adjacency)
-from rlve_jax.gym.env import INVALID, Environment, parse_ints, sweep
+from rlve_jax.gym.environments._common import (
+    INVALID, DisjointSets, adjacency, bfs_distances, drop_last_tokens, edge_lines, maximization_reward,
+    minimization_reward, parse_distinct_indices, parse_ints, prufer_tree, random_tree, sweep, weighted_adjacency,
+)
+from rlve_jax.gym.env import Environment
 
 # ---------------------------------------------------------------------------
 # Difficulty levels

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from rlve_jax.gym.env import parse_ints
+from rlve_jax.gym.environments._common import parse_ints
 
 # ---------------------------------------------------------------------------
 # Number theory

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any, Sequence
 
-from rlve_jax.gym.environments._common import parse_char_grid, parse_int_grid
-from rlve_jax.gym.env import Environment, fraction_reward, sweep
+from rlve_jax.gym.environments._common import fraction_reward, parse_char_grid, parse_int_grid, sweep
+from rlve_jax.gym.env import Environment
 
 SPARSITIES = sweep(0.1, 0.9)  # fraction of blanked cells, one level entry each
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from itertools import accumulate
 from typing import Callable, Sequence
 
-from rlve_jax.gym.env import parse_ints
+from rlve_jax.gym.environments._common import parse_ints
 
 
 def parse_batch_ends(answer: str, n: int, base: int = 1) -> list[int] | None:

@@ -1,6 +1,7 @@
 """ABProgramSimulation: rewrite an A::B program (tokens A#, #A, B#, #B) to its normal form."""
 
-from rlve_jax.gym.env import Environment, FormatError, grow_1p1
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import grow_1p1
 
 
 TOKENS = ("A#", "#A", "B#", "#B")

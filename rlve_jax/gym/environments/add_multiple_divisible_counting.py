@@ -1,6 +1,7 @@
 """AddMultiple_Divisible_Counting: pairs a < b <= N with a*b divisible by a+b."""
 
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5, score_count
 
 
 class AddMultiple_Divisible_Counting(Environment):

@@ -2,7 +2,8 @@
 
 import string
 
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, parse_ints
 
 
 class AdditionTable(Environment):

@@ -2,8 +2,7 @@
 
 from math import comb, factorial
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment, mod_output_format
-from rlve_jax.gym.env import grow_1p5
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow_1p5, mod_output_format
 
 
 def almost_complete_cycles(n: int) -> int:

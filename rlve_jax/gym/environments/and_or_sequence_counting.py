@@ -2,8 +2,7 @@
 
 from functools import cache
 
-from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format, grow_1p1
 
 
 def count_non_decreasing_submask_sequences(masks: list[int], bits: int) -> int:

@@ -2,7 +2,8 @@
 
 import random
 
-from rlve_jax.gym.env import Environment, grow_1p1, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, score_count
 
 
 def count_anti_palindromes(bits: str) -> int:

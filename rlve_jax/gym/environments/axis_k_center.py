@@ -1,8 +1,9 @@
 """Axis_KCenter: choose K of N points on a line as centers, minimizing the total distance of all
 points to their nearest center (the "post office" problem)."""
 
-from rlve_jax.gym.environments._common import DropLastTokenPerturbation, minimization_reward, parse_distinct_indices
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import (
+    DropLastTokenPerturbation, grow_1p1, minimization_reward, parse_distinct_indices,
+)
 
 
 def best_centers(positions: list[int], k: int) -> tuple[int, list[int]]:

@@ -3,9 +3,11 @@ edge keeps a prescribed sum, minimizing or maximizing the total (the direction i
 
 from collections import deque
 
-from rlve_jax.gym.environments._common import maximization_reward, minimization_reward, weighted_adjacency
+from rlve_jax.gym.environments._common import (
+    grow_1p1, maximization_reward, minimization_reward, parse_ints, weighted_adjacency,
+)
 from rlve_jax.gym.environments._graphs import RATIOS_1_3, ratio_levels
-from rlve_jax.gym.env import Environment, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment
 
 def extreme_assignment(caps: list[int], edges: list[list[int]], maximize: bool) -> list[int]:
     """Exact: in a connected component every value is +-x + c of its root's value x, an odd cycle pins x,

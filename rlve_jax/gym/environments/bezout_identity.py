@@ -2,7 +2,8 @@
 
 import math
 
-from rlve_jax.gym.env import Environment, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_ints
 
 
 def bezout_coefficients(values: list[int]) -> list[int]:

@@ -2,9 +2,12 @@
 
 import random
 
-from rlve_jax.gym.environments._puzzles import (SPARSITIES, binary_grid_format, binary_puzzle_intro, columns, counted_binary_puzzle,
-                                   filled_binary_grid, grid_dims, line_match_reward, ones_per_line, ones_targets_text)
-from rlve_jax.gym.env import INVALID, Environment
+from rlve_jax.gym.environments._puzzles import (
+    SPARSITIES, binary_grid_format, binary_puzzle_intro, columns, counted_binary_puzzle, filled_binary_grid,
+    grid_dims, line_match_reward, ones_per_line, ones_targets_text,
+)
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID
 
 
 def has_triple(line: str) -> bool:

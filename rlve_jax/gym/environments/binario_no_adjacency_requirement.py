@@ -2,7 +2,8 @@
 
 from rlve_jax.gym.environments._puzzles import (SPARSITIES, binary_grid_format, binary_puzzle_intro, blank_out, columns,
                                    filled_binary_grid, grid_dims)
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, grow_1p1
 
 
 class Binario_NoAdjacencyRequirement(Environment):

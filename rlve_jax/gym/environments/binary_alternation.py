@@ -1,7 +1,7 @@
 """BinaryAlternation: make a binary string alternate with the fewest swaps, listing the swaps."""
 
-from rlve_jax.gym.environments._common import parse_pair_lines
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, grow_1p1
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grow_1p1, parse_pair_lines
+from rlve_jax.gym.env import Environment
 
 
 def alternating_targets(bits: str) -> list[str]:

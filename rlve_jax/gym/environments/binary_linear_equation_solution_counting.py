@@ -1,6 +1,7 @@
 """BinaryLinearEquation_SolutionCounting: integer points (x, y) of a box on the line A*x + B*y + C = 0."""
 
-from rlve_jax.gym.env import Environment, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import score_count
 
 
 def count_solutions(a: int, b: int, c: int, x_range: list[int], y_range: list[int]) -> int:

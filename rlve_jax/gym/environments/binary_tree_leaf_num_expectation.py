@@ -2,7 +2,8 @@
 
 from fractions import Fraction
 
-from rlve_jax.gym.env import Environment, FormatError, grow_1p5, parse_int
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import grow_1p5, parse_int
 
 
 def expected_leaves(n: int) -> Fraction:

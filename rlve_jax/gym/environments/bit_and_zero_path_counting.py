@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment, mod_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow_1p1, mod_output_format
 
 
 MOD = 10000

@@ -1,7 +1,8 @@
 """BitEquationCounting: 0/1 assignments of the variables of a random &, |, ^ formula that make it 1."""
 
-from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format
-from rlve_jax.gym.env import grow_1p1, parse_int, ratio_reward
+from rlve_jax.gym.environments._common import (
+    CountingEnvironment, count_output_format, grow_1p1, parse_int, ratio_reward,
+)
 
 
 OPERATORS = ("&", "|", "^")

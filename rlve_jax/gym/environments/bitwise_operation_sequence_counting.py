@@ -2,8 +2,7 @@
 
 from collections import Counter
 
-from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format, grow_1p1
 
 
 def count_operator_choices(values: list[int], target: int) -> int:

@@ -1,7 +1,7 @@
 """BlockImage: draw the ASCII isometric picture of stacked unit cubes on an M x N height grid."""
 
-from rlve_jax.gym.environments._common import grid_text
-from rlve_jax.gym.env import INVALID, Environment, FormatError, fraction_reward, parse_lines
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grid_text, parse_lines
+from rlve_jax.gym.env import Environment, FormatError
 
 
 CUBE = (  # top line first; '.' is transparent

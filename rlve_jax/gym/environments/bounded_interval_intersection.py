@@ -1,7 +1,6 @@
 """BoundedIntervalIntersection: non-empty sets of intervals whose common part has length >= K."""
 
-from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format, grow_1p1
 
 
 def count_subsets(intervals: list[list[int]], k: int) -> int:

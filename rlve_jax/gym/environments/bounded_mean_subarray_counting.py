@@ -2,7 +2,8 @@
 
 from itertools import accumulate
 
-from rlve_jax.gym.env import Environment, grow_1p1, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, score_count
 
 
 def count_mean_at_least(values: list[int], k: int) -> int:

@@ -1,6 +1,7 @@
 """BoundedSubarrayCounting: count subarrays with sum <= K in an array repeated M times."""
 
-from rlve_jax.gym.env import Environment, grow_1p1, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, score_count
 
 
 def count_sum_at_most(values: list[int], k: int) -> int:

@@ -2,7 +2,8 @@
 
 import math
 
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints, positional_match_reward
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, parse_ints, positional_match_reward
 
 
 def schedule(n: int, c: list[int], d: int, s: int) -> list[int]:

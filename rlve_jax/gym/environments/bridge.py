@@ -1,8 +1,8 @@
 """Bridge: list every bridge (an edge whose removal disconnects its component) of an undirected graph."""
 
-from rlve_jax.gym.environments._common import parse_flat_pairs
+from rlve_jax.gym.environments._common import fraction_reward, grow_1p1, parse_flat_pairs
 from rlve_jax.gym.environments._graphs import DENSITIES_L15, find_bridges, graph_text, pair_count
-from rlve_jax.gym.env import Environment, fraction_reward, grow_1p1
+from rlve_jax.gym.env import Environment
 
 COMPONENT_FRACTIONS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8)
 

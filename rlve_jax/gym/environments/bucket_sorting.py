@@ -2,7 +2,8 @@
 
 from collections import Counter
 
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, parse_int
 
 
 class BucketSorting(Environment):

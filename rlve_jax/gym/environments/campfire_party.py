@@ -1,6 +1,7 @@
 """CampfireParty (NOIP 2005): reseat a circle so everyone sits next to both wished neighbours, at least cost."""
 
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints, parse_lines
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, parse_ints, parse_lines
 
 
 UNSUCCESSFUL = -0.2  # every operation legal, but the final circle misses a wish

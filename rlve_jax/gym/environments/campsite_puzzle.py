@@ -1,9 +1,11 @@
 """CampsitePuzzle: complete a 0/1 grid with given row/column 1-counts and no two orthogonally adjacent 1s."""
 
-from rlve_jax.gym.environments._puzzles import (SPARSITIES, binary_grid_format, binary_puzzle_intro, columns, counted_binary_puzzle,
-                                   filled_binary_grid, grid_dims, line_match_reward, neighbours4, ones_per_line,
-                                   ones_targets_text)
-from rlve_jax.gym.env import INVALID, Environment
+from rlve_jax.gym.environments._puzzles import (
+    SPARSITIES, binary_grid_format, binary_puzzle_intro, columns, counted_binary_puzzle, filled_binary_grid,
+    grid_dims, line_match_reward, neighbours4, ones_per_line, ones_targets_text,
+)
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID
 
 
 class CampsitePuzzle(Environment):

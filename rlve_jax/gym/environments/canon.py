@@ -1,7 +1,7 @@
 """Canon (held-out): ordered sequences of M distinct non-empty subsets of {1..N} covering every element evenly."""
 
-from rlve_jax.gym.environments._common import set_text
-from rlve_jax.gym.env import Environment, grow_1p1, score_mod
+from rlve_jax.gym.environments._common import grow_1p1, score_mod, set_text
+from rlve_jax.gym.env import Environment
 
 
 def count_even_sequences(n: int, m: int) -> int:

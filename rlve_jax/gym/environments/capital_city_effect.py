@@ -2,7 +2,8 @@
 
 import itertools
 
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5, score_count
 
 
 def run_value(x: int) -> int:

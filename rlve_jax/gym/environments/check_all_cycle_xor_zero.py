@@ -1,8 +1,10 @@
 """CheckAllCycleXorZero: decide whether every cycle of an edge-weighted graph has XOR 0."""
 
-from rlve_jax.gym.environments._graphs import (RATIOS_1_3, WEIGHTED_EDGES, find_bridges, graph_text, random_pairs, ratio_levels,
-                                  xor_potentials)
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._graphs import (
+    RATIOS_1_3, WEIGHTED_EDGES, find_bridges, graph_text, random_pairs, ratio_levels, xor_potentials,
+)
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1
 
 
 def all_cycles_xor_zero(n: int, edges: list[list[int]]) -> bool:

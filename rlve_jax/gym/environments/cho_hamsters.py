@@ -1,6 +1,7 @@
 """ChoHamsters (POI 2011): the shortest string with at least M occurrences of the given names."""
 
-from rlve_jax.gym.env import Environment, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_int
 
 INF = float("inf")
 

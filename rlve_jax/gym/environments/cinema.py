@@ -2,8 +2,8 @@
 
 from fractions import Fraction
 
-from rlve_jax.gym.environments._common import parse_exact_ints
-from rlve_jax.gym.env import Environment, grow_1p5
+from rlve_jax.gym.environments._common import grow_1p5, parse_exact_ints
+from rlve_jax.gym.env import Environment
 
 
 def seating_probability(n: int, k: int) -> Fraction:

@@ -2,7 +2,8 @@
 
 import random
 
-from rlve_jax.gym.env import INVALID, Environment, parse_ints, sweep
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, parse_ints, sweep
 
 
 CHILD_VALUES = {  # (op, wanted value) -> child values that produce it

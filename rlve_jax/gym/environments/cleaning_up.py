@@ -1,8 +1,8 @@
 """CleaningUp (USACO "Cleaning Up"): cut an array into consecutive batches minimizing the sum of
 squared numbers of distinct values per batch."""
 
-from rlve_jax.gym.environments._common import minimization_reward
-from rlve_jax.gym.env import Environment, FormatError, parse_ints
+from rlve_jax.gym.environments._common import minimization_reward, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def batches_cost(array: list[int], ends: list[int]) -> int:

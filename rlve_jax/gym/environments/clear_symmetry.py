@@ -1,7 +1,6 @@
 """ClearSymmetry: the smallest n with a clear, doubly symmetric n x n 0/1 matrix holding exactly x ones."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p5
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p5
 
 
 def smallest_side(x: int) -> int:

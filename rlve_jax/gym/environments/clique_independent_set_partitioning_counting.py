@@ -1,7 +1,7 @@
 """Clique_IndependentSet_Partitioning_Counting (held-out): count splits into a clique and an independent set."""
 
-from rlve_jax.gym.environments._common import edge_lines, perturb_count
-from rlve_jax.gym.env import Environment, score_count
+from rlve_jax.gym.environments._common import edge_lines, perturb_count, score_count
+from rlve_jax.gym.env import Environment
 
 
 def count_split_partitions(n: int, edges: list[list[int]], clique: list[int]) -> int:

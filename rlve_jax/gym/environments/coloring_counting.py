@@ -1,8 +1,8 @@
 """ColoringCounting: sum, over all proper colorings with per-vertex color caps, of the number of colors used."""
 
-from rlve_jax.gym.environments._common import adjacency_masks, adjacency_sets, perturb_count
+from rlve_jax.gym.environments._common import adjacency_masks, adjacency_sets, perturb_count, score_count
 from rlve_jax.gym.environments._graphs import DENSITIES_L11, density_levels, graph_text, pair_count, random_pairs
-from rlve_jax.gym.env import Environment, score_count
+from rlve_jax.gym.env import Environment
 
 
 def colors_used_total(n: int, edges: list[list[int]], caps: list[int]) -> int:

@@ -3,8 +3,7 @@
 By Lucas' theorem C(a, b) is odd exactly when the bits of b are a subset of the bits of a.
 """
 
-from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format, grow_1p1
 
 
 def count_odd_chains(values: list[int]) -> int:

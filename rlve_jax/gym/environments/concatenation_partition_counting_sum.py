@@ -6,8 +6,7 @@ G(i) = sum over j < i of G(j) * A^(value of digits j..i-1) sums A^(sum of parts)
 cuts of the first i digits, and the answer is G(N)[0][0].
 """
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment, mod_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow_1p1, mod_output_format
 
 
 Matrix = list[list[int]]

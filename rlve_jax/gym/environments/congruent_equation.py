@@ -2,7 +2,8 @@
 
 import math
 
-from rlve_jax.gym.env import Environment, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_int
 
 
 class CongruentEquation(Environment):

@@ -2,8 +2,8 @@
 
 from math import gcd
 
-from rlve_jax.gym.environments._common import perturb_count
-from rlve_jax.gym.env import Environment, grow_1p1, score_count
+from rlve_jax.gym.environments._common import grow_1p1, perturb_count, score_count
+from rlve_jax.gym.env import Environment
 
 
 def twice_hull_area(points: list[list[int]]) -> int:

@@ -1,8 +1,8 @@
 """Cornfield ("Fang Bobo's cornfield"): with at most K range +1 operations, make the longest
 non-decreasing subsequence of the heights as long as possible."""
 
-from rlve_jax.gym.environments._common import longest_non_decreasing, maximization_reward
-from rlve_jax.gym.env import Environment, FormatError, grow_1p1, parse_int_rows
+from rlve_jax.gym.environments._common import grow_1p1, longest_non_decreasing, maximization_reward, parse_int_rows
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def best_operations(heights: list[int], k: int) -> tuple[int, list[list[int]]]:

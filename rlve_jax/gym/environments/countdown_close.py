@@ -12,7 +12,8 @@ from collections import Counter
 from fractions import Fraction
 
 from rlve_jax.gym.environments._formulas import Arithmetic
-from rlve_jax.gym.env import INVALID, Environment
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID
 
 MAX_OPERAND_CHOICES = (8, 16, 24, 32, 40, 48)
 SEARCHED_OPERANDS = 6  # the best reachable value is precomputed up to this many operands

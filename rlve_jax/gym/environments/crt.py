@@ -1,6 +1,7 @@
 """CRT (held-out): a non-negative x satisfying a system of congruences (moduli need not be coprime)."""
 
-from rlve_jax.gym.env import Environment, fraction_reward, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import fraction_reward, parse_int
 
 
 class CRT(Environment):

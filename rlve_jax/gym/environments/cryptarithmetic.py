@@ -1,6 +1,7 @@
 """Cryptarithmetic: recover the digit of each symbol in a base-N addition written with symbols d[0..N-1]."""
 
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, parse_ints
 
 
 def to_digits(value: int, base: int) -> list[int]:

@@ -11,9 +11,8 @@ P(exactly K) = sum_{i>=K} (-1)^(i-K) C(i, K) f(i).
 from fractions import Fraction
 from math import comb
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment, mod_output_format
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow_1p1, mod_output_format
 from rlve_jax.gym.environments._numbers import fraction_mod
-from rlve_jax.gym.env import grow_1p1
 
 
 MOD = 998244353

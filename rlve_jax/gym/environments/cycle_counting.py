@@ -1,8 +1,8 @@
 """CycleCounting: the number of simple cycles (as edge sets, at least 3 vertices) of an undirected graph."""
 
-from rlve_jax.gym.environments._common import adjacency_masks, perturb_count
+from rlve_jax.gym.environments._common import adjacency_masks, perturb_count, score_count
 from rlve_jax.gym.environments._graphs import graph_text, pair_count, random_pairs
-from rlve_jax.gym.env import Environment, score_count
+from rlve_jax.gym.env import Environment
 
 DENSITIES = (0.25, 0.45, 0.65, 0.85)
 

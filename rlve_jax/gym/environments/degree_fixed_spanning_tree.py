@@ -1,8 +1,8 @@
 """DegreeFixed_SpanningTree: a spanning tree of a graph in which every vertex has a prescribed degree."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens, parse_flat_pairs, random_tree
+from rlve_jax.gym.environments._common import drop_last_tokens, fraction_reward, parse_flat_pairs, random_tree
 from rlve_jax.gym.environments._graphs import graph_text, is_spanning_tree, pair_count, random_pairs
-from rlve_jax.gym.env import Environment, fraction_reward
+from rlve_jax.gym.env import Environment
 
 DENSITIES = (0.1, 0.3, 0.5, 0.7, 0.9)
 

@@ -1,7 +1,6 @@
 """DeltaMinPopcount: min over n >= 0 of popcount(n XOR (n + d)) for a given binary d."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
 
 
 def min_popcount(d: int) -> int:

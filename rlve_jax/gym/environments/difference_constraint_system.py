@@ -1,7 +1,7 @@
 """DifferenceConstraintSystem: find integers satisfying constraints x[i] - x[j] <= c (planted solution)."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens, parse_exact_ints
-from rlve_jax.gym.env import Environment, fraction_reward, grow_1p1, sweep
+from rlve_jax.gym.environments._common import drop_last_tokens, fraction_reward, grow_1p1, parse_exact_ints, sweep
+from rlve_jax.gym.env import Environment
 
 
 class DifferenceConstraintSystem(Environment):

@@ -1,8 +1,8 @@
 """DifferenceConstraintSystemDAG: positive integers satisfying pairwise relations (=, <, <=, >, >=)
 with the smallest possible sum."""
 
-from rlve_jax.gym.environments._common import parse_exact_ints
-from rlve_jax.gym.env import Environment, fraction_reward, grow_1p1, sweep
+from rlve_jax.gym.environments._common import fraction_reward, grow_1p1, parse_exact_ints, sweep
+from rlve_jax.gym.env import Environment
 
 RATIOS = sweep(1.0, 2.0)  # M = floor(m * N), m = 1.0, 1.1, ..., 2.0
 HOLDS = {

@@ -1,6 +1,7 @@
 """DifferentColorPairing: pair up pearls so that every pair has two different colours."""
 
-from rlve_jax.gym.env import Environment, FormatError, fraction_reward, parse_int_rows
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import fraction_reward, parse_int_rows
 
 
 class DifferentColorPairing(Environment):

@@ -1,6 +1,7 @@
 """DiscreteLogarithm: the smallest y >= 0 with X^y = K (mod Z)."""
 
-from rlve_jax.gym.env import Environment, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_int
 
 
 class DiscreteLogarithm(Environment):

@@ -3,8 +3,8 @@ operations, each costing its smallest side length; minimize the total cost."""
 
 from itertools import product
 
-from rlve_jax.gym.environments._common import min_vertex_cover, minimization_reward
-from rlve_jax.gym.env import Environment, FormatError, parse_int_rows
+from rlve_jax.gym.environments._common import min_vertex_cover, minimization_reward, parse_int_rows
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def cheapest_cleaning(cells: list[list[list[int]]]) -> list[list[int]]:

@@ -1,6 +1,7 @@
 """DistinctArrayPermutation: permute A so that no non-empty proper index set keeps its sum."""
 
-from rlve_jax.gym.env import Environment, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_ints
 
 
 def zero_sum_subsets(differences: list[int]) -> int:

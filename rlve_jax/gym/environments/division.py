@@ -1,6 +1,7 @@
 """Division (C4, C16): integer (floor) division a ÷ b; k = 1 + difficulty digits."""
 
-from rlve_jax.gym.env import Environment, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_int
 
 # The original's phrasing "How many full times does {a} fit into {b}?" asked the question
 # backwards (its answer was a // b); here it reads the right way round.

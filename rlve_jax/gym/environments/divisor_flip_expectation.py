@@ -10,8 +10,7 @@ steps to go from i to i-1 is f_i = (N + (N - i) f_{i+1}) / i with f_N = 1. The a
 from fractions import Fraction
 from math import factorial
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment, mod_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow_1p1, mod_output_format
 
 
 MOD = 10 ** 9 + 7

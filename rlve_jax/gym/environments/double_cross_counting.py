@@ -1,7 +1,6 @@
 """DoubleCrossCounting: 'double cross' shapes made of 1s in a 0/1 matrix (HNOI 2013 rules)."""
 
-from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format, grow_1p1
 
 
 def bar_pairs(top_arm: int, bottom_arm: int) -> int:

@@ -9,8 +9,7 @@ it is a primitive palindrome (its only split is i = 0), so the words of length n
 sum_{d | n} P(d) minus the primitive palindromes of length n.
 """
 
-from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import CountingEnvironment, count_output_format, grow_1p1
 
 
 def moebius(n: int) -> int:

@@ -1,6 +1,7 @@
 """DoubleStackSorting (held-out): operations over two stacks that produce a given output order."""
 
-from rlve_jax.gym.env import INVALID, MAX_ANSWER_CHARS, Environment, FormatError, grow_1p1, positional_match_reward
+from rlve_jax.gym.env import MAX_ANSWER_CHARS, Environment, FormatError
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, positional_match_reward
 
 PUSH = {"a": 0, "c": 1}  # next input element onto stack 1 / stack 2
 POP = {"b": 0, "d": 1}  # top of stack 1 / stack 2 to the output

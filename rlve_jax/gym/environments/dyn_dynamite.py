@@ -1,7 +1,9 @@
 """DynDynamite (held-out): light M vertices of a tree so the farthest key vertex is reached soonest."""
 
-from rlve_jax.gym.environments._common import adjacency, bfs_order, distinct_in_range, edge_lines, minimization_reward, random_tree
-from rlve_jax.gym.env import INVALID, Environment, parse_ints
+from rlve_jax.gym.environments._common import (
+    INVALID, adjacency, bfs_order, distinct_in_range, edge_lines, minimization_reward, parse_ints, random_tree,
+)
+from rlve_jax.gym.env import Environment
 
 
 def _centers_needed(neighbours: list[list[int]], order: list[int], parent: list[int],

@@ -1,8 +1,7 @@
 """EightDigitPuzzle: sliding-tile puzzle on an N x M grid; give blank moves that reach the target grid."""
 
-from rlve_jax.gym.environments._common import grid_text, parse_letters
+from rlve_jax.gym.environments._common import INVALID, grid_text, parse_letters
 from rlve_jax.gym.environments._puzzles import ScrambledGridPuzzle, grid_match_reward
-from rlve_jax.gym.env import INVALID
 
 DIRECTIONS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
 

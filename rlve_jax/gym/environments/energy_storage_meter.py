@@ -1,6 +1,7 @@
 """EnergyStorageMeter: sum over 0 <= i < N, 0 <= j < M of max((i XOR j) - K, 0)."""
 
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5, score_count
 
 
 class EnergyStorageMeter(Environment):

@@ -1,7 +1,7 @@
 """EvenDegreeGraphPartitioning (held-out): two groups where every vertex has an even number of same-group neighbours."""
 
-from rlve_jax.gym.environments._common import edge_lines
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, parse_ints
+from rlve_jax.gym.environments._common import INVALID, edge_lines, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 class EvenDegreeGraphPartitioning(Environment):

@@ -1,7 +1,7 @@
 """Expression_AddingParenthese_Counting (held-out): distinct values over all full parenthesizations."""
 
-from rlve_jax.gym.environments._common import perturb_count
-from rlve_jax.gym.env import Environment, score_count
+from rlve_jax.gym.environments._common import perturb_count, score_count
+from rlve_jax.gym.env import Environment
 
 OPERATIONS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
 

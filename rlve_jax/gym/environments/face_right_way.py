@@ -1,7 +1,8 @@
 """FaceRightWay (USACO "Face The Right Way"): pick one window length K and flip windows of that length
 until the 0/1 array is all zeros, with the fewest flips M and then the smallest K."""
 
-from rlve_jax.gym.env import Environment, FormatError, parse_int_rows
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import parse_int_rows
 
 
 def forced_flips(bits: list[int], k: int) -> list[int] | None:

@@ -1,7 +1,6 @@
 """FactorialTrailingZeroCount (held-out): trailing zeros of N! written in base K."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p5
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p5
 
 
 def trailing_zeros(n: int, base: int) -> int:

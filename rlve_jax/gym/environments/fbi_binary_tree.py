@@ -1,6 +1,7 @@
 """FBI_BinaryTree: postorder labels (F/B/I) of the halving tree of a binary string of length 2^N."""
 
-from rlve_jax.gym.env import INVALID, Environment, positional_match_reward
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, positional_match_reward
 
 
 def fbi_postorder(bits: str) -> str:

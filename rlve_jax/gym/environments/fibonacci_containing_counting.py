@@ -1,6 +1,7 @@
 """FibonacciContainingCounting: positive pairs (a, b) whose sequence f0 = a, f1 = b, f(n) = f(n-1) + f(n-2) hits K at n >= 2."""
 
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5, score_count
 
 
 def count_pairs(k: int) -> int:

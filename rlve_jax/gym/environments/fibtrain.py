@@ -1,7 +1,6 @@
 """Fibtrain: a train whose boardings follow a Fibonacci rule; infer the load after station X."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
 
 
 def loads(first: int, second: int, stations: int) -> list[int]:

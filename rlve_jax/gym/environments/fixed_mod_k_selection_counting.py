@@ -1,6 +1,7 @@
 """FixedModK_Selection_Counting (held-out): sum of C(nk, ik + r) over i, modulo p."""
 
-from rlve_jax.gym.env import Environment, grow_1p1, score_mod
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, score_mod
 
 
 def selection_sum(n: int, k: int, r: int, mod: int) -> int:

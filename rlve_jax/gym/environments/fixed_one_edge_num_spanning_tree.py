@@ -1,8 +1,10 @@
 """FixedOneEdgeNum_SpanningTree: a spanning tree of a 0/1-weighted graph with exactly K weight-1 edges."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens, parse_flat_pairs, random_tree
-from rlve_jax.gym.environments._graphs import RATIOS_1_3, WEIGHTED_EDGES, graph_text, is_spanning_tree, random_pairs, ratio_levels
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import drop_last_tokens, grow_1p1, parse_flat_pairs, random_tree
+from rlve_jax.gym.environments._graphs import (
+    RATIOS_1_3, WEIGHTED_EDGES, graph_text, is_spanning_tree, random_pairs, ratio_levels,
+)
+from rlve_jax.gym.env import Environment
 
 
 class FixedOneEdgeNum_SpanningTree(Environment):

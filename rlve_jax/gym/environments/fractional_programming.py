@@ -2,8 +2,9 @@
 
 from fractions import Fraction
 
-from rlve_jax.gym.environments._common import DropLastTokenPerturbation, maximization_reward, parse_distinct_indices
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import (
+    DropLastTokenPerturbation, grow_1p1, maximization_reward, parse_distinct_indices,
+)
 
 
 def best_ratio_subset(a: list[int], b: list[int], k: int) -> list[int]:

@@ -3,8 +3,10 @@ sum A[i][P[i]] / sum B[i][P[i]] (the maximum-ratio assignment)."""
 
 from fractions import Fraction
 
-from rlve_jax.gym.environments._common import grid_text, maximization_reward, min_cost_assignment, parse_permutation
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import (
+    grid_text, grow_1p1, maximization_reward, min_cost_assignment, parse_permutation,
+)
+from rlve_jax.gym.env import Environment
 
 
 def best_ratio_assignment(a: list[list[int]], b: list[list[int]]) -> list[int]:

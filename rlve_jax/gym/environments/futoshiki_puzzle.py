@@ -1,8 +1,8 @@
 """FutoshikiPuzzle (held-out): complete a Latin square that respects given cells and '<' constraints."""
 
-from rlve_jax.gym.environments._common import grid_text, parse_int_grid
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grid_text, parse_int_grid
 from rlve_jax.gym.environments._puzzles import SPARSITIES, is_latin_square, random_latin_square
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward
+from rlve_jax.gym.env import Environment
 
 class FutoshikiPuzzle(Environment):
     name = "FutoshikiPuzzle"

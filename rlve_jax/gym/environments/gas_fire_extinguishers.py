@@ -1,9 +1,10 @@
 """GasFireExtinguishers (POI "Gas"): assign every room of a tree to an extinguisher site within
 distance K; a site serving L rooms needs ceil(L / S) extinguishers; minimize their total number."""
 
-from rlve_jax.gym.environments._common import DropLastTokenPerturbation, adjacency, bfs_order, minimization_reward, random_tree
+from rlve_jax.gym.environments._common import (
+    DropLastTokenPerturbation, adjacency, bfs_order, minimization_reward, parse_ints, random_tree,
+)
 from rlve_jax.gym.environments._graphs import all_pairs_distances
-from rlve_jax.gym.env import parse_ints
 
 
 def fewest_extinguishers(n: int, edges: list[list[int]], k: int, s: int) -> list[int]:

@@ -2,8 +2,8 @@
 
 from fractions import Fraction
 
-from rlve_jax.gym.environments._common import parse_exact_ints
-from rlve_jax.gym.env import Environment, fraction_reward, grow_1p1
+from rlve_jax.gym.environments._common import fraction_reward, grow_1p1, parse_exact_ints
+from rlve_jax.gym.env import Environment
 
 
 def rank(rows: list[list[int]]) -> int:

@@ -2,8 +2,8 @@
 
 import math
 
-from rlve_jax.gym.environments._common import PRIME_MODULI
-from rlve_jax.gym.env import Environment, grow_1p5, score_mod
+from rlve_jax.gym.environments._common import PRIME_MODULI, grow_1p5, score_mod
+from rlve_jax.gym.env import Environment
 
 
 class GCDFibonacciProduct(Environment):

@@ -1,7 +1,8 @@
 """GcdLcmCounting: ordered positive pairs (P, Q) with gcd(P, Q) = G and lcm(P, Q) = L."""
 
 from rlve_jax.gym.environments._numbers import factorize
-from rlve_jax.gym.env import Environment, grow_1p5, parse_int, ratio_reward
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5, parse_int, ratio_reward
 
 
 class GcdLcmCounting(Environment):

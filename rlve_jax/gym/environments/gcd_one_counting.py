@@ -1,6 +1,7 @@
 """GCDOne_Counting (C16): count pairs (x, y), 1 <= x <= N, 1 <= y <= M, with gcd(x, y) = 1."""
 
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5, score_count
 
 
 def mobius_table(n: int) -> list[int]:

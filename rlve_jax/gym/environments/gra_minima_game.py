@@ -1,7 +1,6 @@
 """GraMinimaGame (held-out): take any non-empty subset of the cards and score its minimum; optimal difference."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
 
 
 def optimal_difference(cards: list[int]) -> int:

@@ -9,8 +9,7 @@ dominated students by inclusion-exclusion: sum_{i>=K} (-1)^(i-K) C(i, K) C(N-1, 
 
 from math import comb, prod
 
-from rlve_jax.gym.environments._common import BIG_PRIME_MODULI, ModCountingEnvironment, mod_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import BIG_PRIME_MODULI, ModCountingEnvironment, grow_1p1, mod_output_format
 
 
 def count_grade_tables(n: int, bounds: list[int], beaten: list[int], k: int) -> int:

@@ -1,8 +1,10 @@
 """GraphContainTreeCounting: count the bijections from a tree's vertices to a graph's that keep every tree edge."""
 
-from rlve_jax.gym.environments._common import adjacency_masks, adjacency_sets, edge_lines, perturb_count, random_tree
+from rlve_jax.gym.environments._common import (
+    adjacency_masks, adjacency_sets, edge_lines, perturb_count, random_tree, score_count,
+)
 from rlve_jax.gym.environments._graphs import DENSITIES_01_09, density_levels, pair_count, random_pairs
-from rlve_jax.gym.env import Environment, score_count
+from rlve_jax.gym.env import Environment
 
 
 def count_tree_embeddings(n: int, tree: list[list[int]], graph: list[list[int]]) -> int:

@@ -1,8 +1,8 @@
 """GraphIsomorphism: find a vertex permutation mapping one graph onto a relabeled copy of it."""
 
-from rlve_jax.gym.environments._common import edge_lines
+from rlve_jax.gym.environments._common import edge_lines, fraction_reward, parse_ints
 from rlve_jax.gym.environments._graphs import DENSITIES_005_095, density_levels, pair_count, random_pairs
-from rlve_jax.gym.env import Environment, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 class GraphIsomorphism(Environment):

@@ -2,9 +2,9 @@
 
 from collections import deque
 
-from rlve_jax.gym.environments._common import grid_text, parse_int_grid
+from rlve_jax.gym.environments._common import grid_text, grow_1p1, parse_int_grid
 from rlve_jax.gym.environments._puzzles import grid_match_reward
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.env import Environment
 
 
 def bfs_distances(grid: list[str]) -> list[list[int]]:

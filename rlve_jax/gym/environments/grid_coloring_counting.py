@@ -7,8 +7,7 @@ time, each taking fresh rows and columns: f[i][j] = sum f[i-a][j-b] C(N-i+a, a) 
 
 from math import comb
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment, mod_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow_1p1, mod_output_format
 
 
 def exact_cover_ways(rows: int, cols: int, pieces: int) -> list[list[int]]:

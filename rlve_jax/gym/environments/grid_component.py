@@ -1,7 +1,6 @@
 """GridComponent: the size of the largest 4-connected component of 1s in a 0/1 grid."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
 
 
 def largest_component(grid: list[str]) -> int:

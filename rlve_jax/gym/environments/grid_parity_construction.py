@@ -1,8 +1,8 @@
 """GridParityConstruction: build a 0/1 grid whose cell-XOR-neighbours matrix equals a given one."""
 
-from rlve_jax.gym.environments._common import parse_char_grid
+from rlve_jax.gym.environments._common import fraction_reward, parse_char_grid
 from rlve_jax.gym.environments._puzzles import binary_grid_format, grid_dims, neighbours4
-from rlve_jax.gym.env import Environment, fraction_reward
+from rlve_jax.gym.env import Environment
 
 
 def parity_matrix(grid: list[str]) -> list[str]:

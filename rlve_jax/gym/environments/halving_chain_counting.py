@@ -1,7 +1,7 @@
 """HalvingChainCounting (held-out): sequences from N where each appended number is at most half the last."""
 
-from rlve_jax.gym.environments._common import perturb_count
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.environments._common import grow_1p5, perturb_count, score_count
+from rlve_jax.gym.env import Environment
 
 
 def count_chains(n: int) -> int:

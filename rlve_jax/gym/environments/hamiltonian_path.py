@@ -1,8 +1,8 @@
 """HamiltonianPath (C16): a minimum-weight walk in a weighted digraph visiting every vertex."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens, edge_lines
+from rlve_jax.gym.environments._common import drop_last_tokens, edge_lines, parse_ints
 from rlve_jax.gym.environments._graphs import DENSITIES_005_095, all_pairs_shortest, path_between, walk_weight
-from rlve_jax.gym.env import Environment, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def cheapest_covering_walk(n: int, edges: list[list[int]]) -> tuple[int, list[int]]:

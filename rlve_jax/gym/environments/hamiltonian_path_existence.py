@@ -1,7 +1,8 @@
 """HamiltonianPathExistence: find a path through every vertex exactly once in a digraph with a planted one."""
 
 from rlve_jax.gym.environments._graphs import DENSITIES_005_095, density_levels, graph_text, pair_count, random_pairs
-from rlve_jax.gym.env import Environment, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import fraction_reward, parse_ints
 
 
 class HamiltonianPathExistence(Environment):

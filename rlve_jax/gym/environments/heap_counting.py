@@ -2,8 +2,7 @@
 
 from math import factorial, prod
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment, mod_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow_1p1, mod_output_format
 
 
 def count_heaps(n: int) -> int:

@@ -1,8 +1,8 @@
 """HitoriPuzzle: shade cells so numbers are unique per line, shaded cells never touch and the rest stays connected."""
 
-from rlve_jax.gym.environments._common import grid_text, parse_char_grid
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grid_text, parse_char_grid
 from rlve_jax.gym.environments._puzzles import columns, grid_dims, neighbours4
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward
+from rlve_jax.gym.env import Environment
 
 
 def whites_connected(shaded: list[list[bool]]) -> bool:

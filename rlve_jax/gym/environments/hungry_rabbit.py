@@ -1,7 +1,7 @@
 """HungryRabbit: a sequence of K-subsets avoiding each step's forbidden numbers, changing at most L per step."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, parse_ints, parse_lines
+from rlve_jax.gym.environments._common import INVALID, drop_last_tokens, fraction_reward, parse_ints, parse_lines
+from rlve_jax.gym.env import Environment
 
 
 UNSUCCESSFUL = -0.2  # well-formed, but some step uses a forbidden number

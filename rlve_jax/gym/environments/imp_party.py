@@ -1,7 +1,7 @@
 """ImpParty (held-out): a graph on 3N vertices has a 2N-clique; find any N-clique."""
 
-from rlve_jax.gym.environments._common import distinct_in_range, edge_lines
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, parse_ints
+from rlve_jax.gym.environments._common import INVALID, distinct_in_range, edge_lines, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 class ImpParty(Environment):

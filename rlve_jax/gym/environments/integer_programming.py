@@ -1,7 +1,7 @@
 """IntegerProgramming: integers satisfying random linear inequalities that a planted point meets with equality."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens, parse_exact_ints
-from rlve_jax.gym.env import Environment, fraction_reward, sweep
+from rlve_jax.gym.environments._common import drop_last_tokens, fraction_reward, parse_exact_ints, sweep
+from rlve_jax.gym.env import Environment
 
 
 def linear_text(coefficients: list[int]) -> str:

@@ -1,6 +1,7 @@
 """InversionPair: fewest adjacent swaps (in either of two arrays) that minimise the sum of squared gaps."""
 
-from rlve_jax.gym.env import Environment, grow_1p1, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, score_count
 
 
 def min_aligning_swaps(a: list[int], b: list[int]) -> int:

@@ -1,7 +1,6 @@
 """InversionPairK_Counting: permutations of 1..N with exactly K inversions, modulo MOD."""
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment, mod_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow_1p1, mod_output_format
 
 
 def count_with_inversions(n: int, k: int, mod: int) -> int:

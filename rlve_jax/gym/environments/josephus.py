@@ -1,7 +1,6 @@
 """Josephus: the elimination order of N people in a circle counting off by M."""
 
-from rlve_jax.gym.environments._common import PermutationAnswer
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import PermutationAnswer, grow_1p1
 
 
 def elimination_order(n: int, m: int) -> list[int]:

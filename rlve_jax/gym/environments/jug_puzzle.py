@@ -2,7 +2,8 @@
 
 import re
 
-from rlve_jax.gym.env import INVALID, Environment, FormatError, parse_lines
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import INVALID, parse_lines
 
 ACTION = re.compile(r"(fill|empty)\s+([0-9]+)|pour\s+([0-9]+)\s+([0-9]+)", re.IGNORECASE | re.ASCII)
 STEPS = tuple(range(3, 11)) + tuple(range(15, 51, 5))  # the original's 16 walk lengths

@@ -2,7 +2,8 @@
 
 from collections import Counter
 
-from rlve_jax.gym.env import Environment, parse_int_rows
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_int_rows
 
 
 class KPartition(Environment):

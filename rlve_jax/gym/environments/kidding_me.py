@@ -5,8 +5,7 @@ reads X[i][j] = j for j < k_i and j + 1 otherwise, and the diagonal condition ho
 k_(i-1) <= k_i + 1 or k_i >= M - 1. A DP over the missing values counts the matrices.
 """
 
-from rlve_jax.gym.environments._common import BIG_PRIME_MODULI, ModCountingEnvironment, mod_output_format
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import BIG_PRIME_MODULI, ModCountingEnvironment, grow_1p1, mod_output_format
 
 
 def count_matrices(n: int, m: int) -> int:

@@ -1,8 +1,8 @@
 """KingSorting (NOIP "King's game"): line up ministers behind the king so that the largest reward,
 (product of the left-hand numbers in front) // (own right-hand number), is as small as possible."""
 
-from rlve_jax.gym.environments._common import minimization_reward, parse_permutation
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import grow_1p1, minimization_reward, parse_permutation
+from rlve_jax.gym.env import Environment
 
 
 def largest_reward(king_left: int, pairs: list[list[int]], order: list[int]) -> int:

@@ -2,8 +2,7 @@
 
 from itertools import accumulate
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
 
 
 def longest_reachable_run(heights: list[int], k: int) -> int:

@@ -1,7 +1,8 @@
 """Knapsack: the 0/1 knapsack problem, choose items within the capacity maximizing the total value."""
 
-from rlve_jax.gym.environments._common import DropLastTokenPerturbation, maximization_reward, parse_distinct_indices
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import (
+    DropLastTokenPerturbation, grow_1p1, maximization_reward, parse_distinct_indices,
+)
 
 
 def best_items(weights: list[int], values: list[int], capacity: int) -> list[int]:

@@ -3,7 +3,8 @@
 import random
 import re
 
-from rlve_jax.gym.env import Environment, FormatError, check_length, fraction_reward
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import check_length, fraction_reward
 
 
 NAMES = (

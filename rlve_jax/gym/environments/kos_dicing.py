@@ -1,7 +1,7 @@
 """KosDicing: pick a winner for every game so that the most wins by any player is exactly K."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints, sweep
+from rlve_jax.gym.environments._common import INVALID, drop_last_tokens, grow_1p1, parse_ints, sweep
+from rlve_jax.gym.env import Environment
 
 
 class KosDicing(Environment):

@@ -7,7 +7,8 @@ trees of the same size are ordered by their left subtree, then by their right su
 import math
 from functools import cache
 
-from rlve_jax.gym.env import Environment, grow_1p5
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5
 
 
 @cache

@@ -6,7 +6,8 @@ balance never drops below -1; one with an extra '(' iff the balance never drops 
 
 from functools import cache
 
-from rlve_jax.gym.env import Environment, positional_match_reward
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import positional_match_reward
 
 
 @cache

@@ -1,6 +1,7 @@
 """KthSubsequence: the K-th distinct non-empty subsequence of an a/b string in lexicographic order."""
 
-from rlve_jax.gym.env import Environment, FormatError, check_length, grow_1p1
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import check_length, grow_1p1
 
 
 def next_positions(text: str) -> list[dict[str, int]]:

@@ -1,6 +1,7 @@
 """LampChanging (C16): lamps on a circle, each step XOR-ed with the clockwise neighbour."""
 
-from rlve_jax.gym.env import Environment, grow_1p5
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5
 
 STATES = ("OFF", "ON")
 

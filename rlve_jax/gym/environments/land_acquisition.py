@@ -1,7 +1,7 @@
 """LandAcquisition (held-out): group plots so the sum over groups of max(W) * max(L) is minimal."""
 
-from rlve_jax.gym.environments._common import minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, parse_int_rows
+from rlve_jax.gym.environments._common import INVALID, minimization_reward, parse_int_rows
+from rlve_jax.gym.env import Environment
 
 
 def optimal_groups(widths: list[int], lengths: list[int]) -> tuple[int, list[list[int]]]:

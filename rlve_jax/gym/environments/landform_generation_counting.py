@@ -2,7 +2,8 @@
 
 from itertools import groupby
 
-from rlve_jax.gym.env import Environment, grow_1p1, score_mod
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, score_mod
 
 
 def count_height_sequences(heights: list[int], limits: list[int]) -> int:

@@ -2,7 +2,8 @@
 
 from math import atan2
 
-from rlve_jax.gym.env import Environment, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_ints
 
 
 def cross(o, a, b) -> int:

@@ -3,8 +3,8 @@
 import math
 from collections import defaultdict
 
-from rlve_jax.gym.environments._common import parse_exact_ints
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, parse_exact_ints
+from rlve_jax.gym.env import Environment
 
 
 def squared_distance(p: list[int], q: list[int]) -> int:

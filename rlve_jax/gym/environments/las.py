@@ -1,7 +1,7 @@
 """LAS (POI 2014, Lasuchy): people on a cycle each eat one of their two neighbouring dishes; find a Nash equilibrium."""
 
-from rlve_jax.gym.environments._common import parse_exact_ints
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, grow_1p1
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grow_1p1, parse_exact_ints
+from rlve_jax.gym.env import Environment
 
 
 def is_stable(calories: list[int], left: int, mine: int, right: int, i: int) -> bool:

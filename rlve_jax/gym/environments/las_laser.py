@@ -2,7 +2,8 @@
 
 from fractions import Fraction
 
-from rlve_jax.gym.env import Environment, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_int
 
 
 def most_segments_hit(segments: list[list[int]], rays: int) -> int:

@@ -2,8 +2,7 @@
 
 import math
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p5
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p5
 
 PHRASINGS = (
     "What is the least common multiple of {a} and {b}?",

@@ -1,7 +1,6 @@
 """LDSTwo_Counting: permutations of 1..N with A[X] = Y and no decreasing subsequence of length 3."""
 
-from rlve_jax.gym.environments._common import CountingEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import CountingEnvironment, grow_1p1
 
 
 def count_321_avoiding_with_fixed_point(n: int, x: int, y: int) -> int:

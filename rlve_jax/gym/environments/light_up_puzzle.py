@@ -1,7 +1,8 @@
 """LightUpPuzzle (Akari): place bulbs so every white cell is lit, no bulb sees another, and numbers count bulbs."""
 
 from rlve_jax.gym.environments._puzzles import grid_dims, neighbours4
-from rlve_jax.gym.env import INVALID, Environment, FormatError, fraction_reward, parse_lines
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, parse_lines
 
 
 NUMBERED_FRACTIONS = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95]

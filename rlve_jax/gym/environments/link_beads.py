@@ -1,7 +1,8 @@
 """LinkBeads (APIO 2014 "Beads and wires"): the most blue wire a bead tree can have been built with."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment, edge_lines, random_tree, weighted_adjacency
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import (
+    ExactIntegerEnvironment, edge_lines, grow_1p1, random_tree, weighted_adjacency,
+)
 
 
 def max_blue_length(n: int, edges: list[list[int]]) -> int:

@@ -1,7 +1,7 @@
 """LIS_LDS_Concatenation: the longest subsequence that strictly rises and then strictly falls."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens, parse_increasing_indices
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, grow
+from rlve_jax.gym.environments._common import INVALID, drop_last_tokens, fraction_reward, grow, parse_increasing_indices
+from rlve_jax.gym.env import Environment
 
 
 def is_bitonic(values: list[int]) -> bool:

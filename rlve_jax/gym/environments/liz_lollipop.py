@@ -1,7 +1,7 @@
 """LIZ_Lollipop: in an array of 1s and 2s, a subarray with each sum 1..S (or -1 -1 when none exists)."""
 
-from rlve_jax.gym.environments._common import parse_pair_lines
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, parse_pair_lines
+from rlve_jax.gym.env import Environment
 
 
 def interval_for_each_sum(values: list[int]) -> list[list[int]]:

@@ -1,8 +1,8 @@
 """Longest_DoublePalindrome: adjacent palindromes [A, B) and [B, C) with the largest total length C - A."""
 
-from rlve_jax.gym.environments._common import parse_exact_ints
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, parse_exact_ints
 from rlve_jax.gym.environments._strings import palindromic_intervals
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1
+from rlve_jax.gym.env import Environment
 
 
 def longest_double_palindrome(text: str) -> list[int]:

@@ -1,7 +1,7 @@
 """Longest_MatchingSubsequence: a subsequence B of A with as many positions j as possible where B[j] = j."""
 
-from rlve_jax.gym.environments._common import parse_increasing_indices
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, grow_1p1
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grow_1p1, parse_increasing_indices
+from rlve_jax.gym.env import Environment
 
 
 def matches(values: list[int]) -> int:

@@ -1,7 +1,7 @@
 """LongestMaxDiffBoundedInterval: the longest subarray whose maximum minus minimum is at most K."""
 
-from rlve_jax.gym.environments._common import parse_pair
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, grow_1p1
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grow_1p1, parse_pair
+from rlve_jax.gym.env import Environment
 
 
 UNSUCCESSFUL = -0.2  # a real interval that breaks the max - min <= K condition

@@ -1,8 +1,10 @@
 """LongestPath: the heaviest simple path in an edge-weighted digraph."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens, maximization_reward
-from rlve_jax.gym.environments._graphs import DENSITIES_005_095, WEIGHTED_ARCS, density_levels, graph_text, pair_count, random_pairs
-from rlve_jax.gym.env import Environment, FormatError, parse_ints
+from rlve_jax.gym.environments._common import drop_last_tokens, maximization_reward, parse_ints
+from rlve_jax.gym.environments._graphs import (
+    DENSITIES_005_095, WEIGHTED_ARCS, density_levels, graph_text, pair_count, random_pairs,
+)
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def longest_simple_path(n: int, edges: list[list[int]]) -> list[int]:

@@ -1,7 +1,8 @@
 """Longest_RepeatedPalindrome: the longest substring of the form A + reverse(A) + A + reverse(A)."""
 
 from rlve_jax.gym.environments._strings import palindromic_intervals, planted_string
-from rlve_jax.gym.env import INVALID, Environment, check_length, grow_1p1
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, check_length, grow_1p1
 
 
 def has_required_form(candidate: str) -> bool:

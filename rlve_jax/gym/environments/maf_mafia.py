@@ -3,8 +3,10 @@ order of turns to minimize or maximize (drawn per instance) the number of dead."
 
 from collections import deque
 
-from rlve_jax.gym.environments._common import functional_cycles, maximization_reward, minimization_reward, parse_permutation
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import (
+    functional_cycles, grow_1p1, maximization_reward, minimization_reward, parse_permutation,
+)
+from rlve_jax.gym.env import Environment
 
 
 def deaths(targets: list[int], order: list[int]) -> int:

@@ -2,9 +2,9 @@
 
 import random
 
-from rlve_jax.gym.environments._common import grid_text
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grid_text
 from rlve_jax.gym.environments._puzzles import SPARSITIES, blank_cells, columns, completed_permutation, int_grid_format
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward
+from rlve_jax.gym.env import Environment
 
 
 def magic_order(difficulty: int) -> int:

@@ -1,7 +1,7 @@
 """MakingGrade (held-out): the closest monotone sequence to A in L1 distance."""
 
-from rlve_jax.gym.environments._common import minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, parse_ints
+from rlve_jax.gym.environments._common import INVALID, minimization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def closest_non_decreasing(values: list[int]) -> tuple[int, list[int]]:

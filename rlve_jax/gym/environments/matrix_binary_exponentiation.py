@@ -1,7 +1,7 @@
 """Matrix_BinaryExponentiation (held-out): A^K modulo 10000."""
 
-from rlve_jax.gym.environments._common import grid_text, parse_int_grid
-from rlve_jax.gym.env import Environment, positional_match_reward
+from rlve_jax.gym.environments._common import grid_text, parse_int_grid, positional_match_reward
+from rlve_jax.gym.env import Environment
 
 MOD = 10_000
 

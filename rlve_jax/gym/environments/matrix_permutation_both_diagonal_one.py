@@ -1,7 +1,7 @@
 """MatrixPermutation_BothDiagonalOne (held-out): permute rows and columns so both diagonals are all ones."""
 
-from rlve_jax.gym.environments._common import grid_text, parse_two_permutations
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grid_text, parse_two_permutations
+from rlve_jax.gym.env import Environment
 
 
 def diagonal_cells(n: int) -> list[tuple[int, int]]:

@@ -1,7 +1,7 @@
 """MatrixPermutationEquivalence: find row and column permutations that turn 0/1 matrix A into B."""
 
-from rlve_jax.gym.environments._common import format_bit_matrix, parse_two_permutations
-from rlve_jax.gym.env import Environment, fraction_reward
+from rlve_jax.gym.environments._common import format_bit_matrix, fraction_reward, parse_two_permutations
+from rlve_jax.gym.env import Environment
 
 
 class MatrixPermutationEquivalence(Environment):

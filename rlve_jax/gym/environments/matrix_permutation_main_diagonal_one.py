@@ -1,7 +1,7 @@
 """MatrixPermutation_MainDiagonalOne: permute the rows and columns of a 0/1 matrix so the diagonal is all ones."""
 
-from rlve_jax.gym.environments._common import format_bit_matrix, parse_two_permutations
-from rlve_jax.gym.env import Environment, fraction_reward
+from rlve_jax.gym.environments._common import format_bit_matrix, fraction_reward, parse_two_permutations
+from rlve_jax.gym.env import Environment
 
 
 class MatrixPermutation_MainDiagonalOne(Environment):

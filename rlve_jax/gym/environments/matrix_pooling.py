@@ -1,8 +1,8 @@
 """MatrixPooling: max-pooling of an N x M matrix with a K x K window and stride 1."""
 
-from rlve_jax.gym.environments._common import grid_text, parse_int_grid
+from rlve_jax.gym.environments._common import grid_text, grow_1p1, parse_int_grid
 from rlve_jax.gym.environments._puzzles import grid_match_reward
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.env import Environment
 
 
 def max_pool(matrix: list[list[int]], k: int) -> list[list[int]]:

@@ -1,8 +1,9 @@
 """MaxDifferentGroupPairDivision (APIO 2014 "Split the sequence"): make K splits, each scoring
 sum(left part) * sum(right part) of the block it splits; maximize the total score."""
 
-from rlve_jax.gym.environments._common import DropLastTokenPerturbation, maximization_reward, parse_distinct_indices
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import (
+    DropLastTokenPerturbation, grow_1p1, maximization_reward, parse_distinct_indices,
+)
 
 
 def split_score(values: list[int], cuts: list[int]) -> int:

@@ -1,8 +1,8 @@
 """MaxMultSplit: insert K multiplication signs into a digit string so that the product of the K + 1
 parts is as large as possible."""
 
-from rlve_jax.gym.environments._common import maximization_reward
-from rlve_jax.gym.env import Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import grow_1p1, maximization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 SPLIT_RATIOS = (0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.95)
 

@@ -1,7 +1,6 @@
 """MaxMultiplicationFixedSum: the largest product of positive integers that sum to N."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p5
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p5
 
 
 def best_product(n: int) -> int:

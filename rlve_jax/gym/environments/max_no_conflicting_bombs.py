@@ -1,8 +1,8 @@
 """MaxNoConflictingBombs (the classic "bomb placement"): put as many bombs as possible on empty cells
 so that no two bombs see each other along a row or column without a hard wall between them."""
 
-from rlve_jax.gym.environments._common import max_bipartite_matching, maximization_reward, parse_char_grid
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import grow_1p1, max_bipartite_matching, maximization_reward, parse_char_grid
+from rlve_jax.gym.env import Environment
 
 CELL_TYPES = "*x#"  # empty (a bomb may go here), soft stone (blocks nothing), hard wall (blocks)
 

@@ -1,7 +1,8 @@
 """Max_NonAdjacent_KElementSum: pick exactly K pairwise non-adjacent positions with the largest sum."""
 
-from rlve_jax.gym.environments._common import DropLastTokenPerturbation, maximization_reward, parse_distinct_indices
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import (
+    DropLastTokenPerturbation, grow_1p1, maximization_reward, parse_distinct_indices,
+)
 
 
 def best_positions(values: list[int], k: int) -> list[int]:

@@ -3,8 +3,8 @@ possible integer (made tricky by numbers that are prefixes of others)."""
 
 from functools import cmp_to_key
 
-from rlve_jax.gym.environments._common import maximization_reward, parse_permutation
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import grow_1p1, maximization_reward, parse_permutation
+from rlve_jax.gym.env import Environment
 
 
 def largest_order(numbers: list[str]) -> list[int]:

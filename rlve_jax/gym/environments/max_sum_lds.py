@@ -2,8 +2,8 @@
 increasing subsequence ending there, find a permutation with these lengths that maximizes the sum of
 the lengths of the longest decreasing subsequences starting at each position."""
 
-from rlve_jax.gym.environments._common import maximization_reward, parse_permutation
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import grow_1p1, maximization_reward, parse_permutation
+from rlve_jax.gym.env import Environment
 
 
 def lis_ending(values: list[int]) -> list[int]:

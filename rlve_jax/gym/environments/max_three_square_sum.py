@@ -1,7 +1,6 @@
 """MaxThreeSquareSum: the largest total of three non-overlapping K x K squares in a grid."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grid_text
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grid_text, grow_1p1
 
 
 def best_three_squares(grid: list[list[int]], k: int) -> int:

@@ -3,8 +3,8 @@ element after its given predecessor (the constraints form a forest), maximizing 
 
 from fractions import Fraction
 
-from rlve_jax.gym.environments._common import maximization_reward, parse_permutation
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import grow_1p1, maximization_reward, parse_permutation
+from rlve_jax.gym.env import Environment
 
 
 def best_order(parents: list[int], weights: list[int]) -> list[int]:

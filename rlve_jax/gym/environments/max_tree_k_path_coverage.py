@@ -1,7 +1,6 @@
 """MaxTree_KPathCoverage: choose K vertex pairs of a tree so that their paths cover the most vertices."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment, adjacency_sets, edge_lines, random_tree
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, adjacency_sets, edge_lines, grow_1p1, random_tree
 
 
 def max_covered_vertices(n: int, edges: list[list[int]], k: int) -> int:

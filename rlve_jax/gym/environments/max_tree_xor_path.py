@@ -1,8 +1,8 @@
 """MaxTreeXorPath: two tree vertices whose connecting path has the largest XOR of edge weights."""
 
-from rlve_jax.gym.environments._common import edge_lines, maximization_reward, random_tree
+from rlve_jax.gym.environments._common import edge_lines, grow_1p1, maximization_reward, parse_ints, random_tree
 from rlve_jax.gym.environments._graphs import xor_potentials
-from rlve_jax.gym.env import Environment, FormatError, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
 
 
 class MaxTreeXorPath(Environment):

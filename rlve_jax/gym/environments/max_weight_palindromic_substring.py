@@ -1,7 +1,8 @@
 """MaxWeightPalindromicSubstring (APIO 2014): the palindrome maximising length x number of occurrences."""
 
 from rlve_jax.gym.environments._strings import occurrences, palindromic_intervals
-from rlve_jax.gym.env import INVALID, Environment, check_length, grow_1p1
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, check_length, grow_1p1
 
 
 def best_palindrome(text: str) -> str:

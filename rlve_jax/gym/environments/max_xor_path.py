@@ -1,9 +1,9 @@
 """MaxXorPath: the largest XOR of edge weights over walks from vertex 0 to vertex N-1."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.environments._graphs import (DENSITIES_01_09, WEIGHTED_EDGES, graph_text, pair_count, random_connected_graph,
-                                  xor_potentials)
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
+from rlve_jax.gym.environments._graphs import (
+    DENSITIES_01_09, WEIGHTED_EDGES, graph_text, pair_count, random_connected_graph, xor_potentials,
+)
 
 
 def max_xor_walk(n: int, edges: list[list[int]]) -> int:

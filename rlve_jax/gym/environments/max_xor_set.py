@@ -1,7 +1,7 @@
 """MaxXorSet (held-out): a subset of the numbers whose XOR is as large as possible (linear basis)."""
 
-from rlve_jax.gym.environments._common import distinct_in_range, maximization_reward
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import INVALID, distinct_in_range, grow_1p1, maximization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def max_xor_subset(values: list[int]) -> tuple[int, list[int]]:

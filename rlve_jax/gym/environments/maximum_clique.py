@@ -1,8 +1,11 @@
 """MaximumClique: a largest set of pairwise adjacent vertices."""
 
-from rlve_jax.gym.environments._common import adjacency_masks, drop_last_tokens, maximization_reward, parse_distinct_indices
-from rlve_jax.gym.environments._graphs import (DENSITIES_005_095, density_levels, graph_text, max_clique_size, pair_count,
-                                  random_pairs)
+from rlve_jax.gym.environments._common import (
+    adjacency_masks, drop_last_tokens, maximization_reward, parse_distinct_indices,
+)
+from rlve_jax.gym.environments._graphs import (
+    DENSITIES_005_095, density_levels, graph_text, max_clique_size, pair_count, random_pairs,
+)
 from rlve_jax.gym.env import Environment
 
 

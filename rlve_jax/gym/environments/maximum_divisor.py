@@ -1,6 +1,7 @@
 """MaximumDivisor: the largest L with sum(floor(A_i / L)) >= K."""
 
-from rlve_jax.gym.env import Environment, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_int
 
 
 class MaximumDivisor(Environment):

@@ -2,8 +2,8 @@
 
 import networkx as nx
 
-from rlve_jax.gym.environments._common import grid_text, maximization_reward, parse_char_grid
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import grid_text, grow_1p1, maximization_reward, parse_char_grid
+from rlve_jax.gym.env import Environment
 
 
 def best_selection(values: list[list[int]]) -> list[str]:

@@ -1,7 +1,10 @@
 """Maximum_IndependentSet_Tree (held-out): maximum-weight independent set in a vertex-weighted tree."""
 
-from rlve_jax.gym.environments._common import adjacency, bfs_order, distinct_in_range, edge_lines, maximization_reward, random_tree
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import (
+    INVALID, adjacency, bfs_order, distinct_in_range, edge_lines, grow_1p1, maximization_reward, parse_ints,
+    random_tree,
+)
+from rlve_jax.gym.env import Environment
 
 
 def max_weight_independent_set(weights: list[int], edges: list[list[int]]) -> tuple[int, list[int]]:

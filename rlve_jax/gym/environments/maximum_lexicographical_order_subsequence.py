@@ -1,6 +1,7 @@
 """MaximumLexicographicalOrderSubsequence: the lexicographically largest subsequence of length K."""
 
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints, positional_match_reward
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, parse_ints, positional_match_reward
 
 
 def largest_subsequence(values: list[int], k: int) -> list[int]:

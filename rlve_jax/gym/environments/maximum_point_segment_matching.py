@@ -1,7 +1,9 @@
 """MaximumPointSegmentMatching: match points to segments that contain them, as many pairs as possible."""
 
-from rlve_jax.gym.environments._common import max_bipartite_matching, parse_pair_lines
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, grow_1p1
+from rlve_jax.gym.environments._common import (
+    INVALID, fraction_reward, grow_1p1, max_bipartite_matching, parse_pair_lines,
+)
+from rlve_jax.gym.env import Environment
 
 
 def max_matching(points: list[int], segments: list[list[int]]) -> list[tuple[int, int]]:

@@ -1,6 +1,7 @@
 """Maximum_SubsequenceNum: append N values in [0, K) to a sequence to maximise its distinct subsequences."""
 
-from rlve_jax.gym.env import Environment, Problem, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment, Problem
+from rlve_jax.gym.environments._common import grow_1p1, parse_ints
 
 RATIOS = (0.1, 0.2, 0.3, 0.5, 1.0)
 

@@ -2,9 +2,9 @@
 
 import networkx as nx
 
-from rlve_jax.gym.environments._common import drop_last_tokens, maximization_reward, parse_flat_pairs
+from rlve_jax.gym.environments._common import drop_last_tokens, grow_1p1, maximization_reward, parse_flat_pairs
 from rlve_jax.gym.environments._graphs import WEIGHTED_EDGES, density_levels, graph_text, pair_count, random_pairs
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.env import Environment
 
 DENSITIES = (0.1, 0.3, 0.4)
 

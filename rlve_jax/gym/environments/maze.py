@@ -2,8 +2,8 @@
 
 from collections import deque
 
-from rlve_jax.gym.environments._common import parse_letters
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, grow_1p1
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grow_1p1, parse_letters
+from rlve_jax.gym.env import Environment
 
 
 DENSITIES = (0.1, 0.2, 0.3, 0.4)

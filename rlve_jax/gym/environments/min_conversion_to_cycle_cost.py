@@ -1,8 +1,8 @@
 """MinConversionToCycleCost: every vertex points to one vertex; re-point some of them (vertex i costs
 C[i]) so that the pointers form a single cycle through all vertices, at minimum total cost."""
 
-from rlve_jax.gym.environments._common import functional_cycles, minimization_reward
-from rlve_jax.gym.env import Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import functional_cycles, grow_1p1, minimization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def is_single_cycle(successor: list[int]) -> bool:

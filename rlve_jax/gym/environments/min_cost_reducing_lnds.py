@@ -3,9 +3,9 @@ longest non-decreasing subsequence gets shorter, at minimum total cost."""
 
 import networkx as nx
 
-from rlve_jax.gym.environments._common import (DropLastTokenPerturbation, longest_non_decreasing, minimization_reward,
-                                  parse_distinct_indices)
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import (
+    DropLastTokenPerturbation, grow_1p1, longest_non_decreasing, minimization_reward, parse_distinct_indices,
+)
 
 
 def cheapest_erasure(values: list[int], costs: list[int]) -> list[int]:

@@ -1,10 +1,11 @@
 """MinCostTreeCoverage: choose weighted tree vertices so that every required vertex is within distance
 D of a chosen one, at minimum total weight."""
 
-from rlve_jax.gym.environments._common import (DropLastTokenPerturbation, adjacency, bfs_order, minimization_reward,
-                                  parse_distinct_indices, random_tree)
+from rlve_jax.gym.environments._common import (
+    DropLastTokenPerturbation, adjacency, bfs_order, grow_1p1, minimization_reward, parse_distinct_indices,
+    random_tree,
+)
 from rlve_jax.gym.environments._graphs import all_pairs_distances
-from rlve_jax.gym.env import grow_1p1
 
 
 def least_cover_weight(n: int, edges: list[list[int]], required: list[int], reach: int, weights: list[int]) -> int:

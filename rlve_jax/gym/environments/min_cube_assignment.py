@@ -1,8 +1,10 @@
 """MinCubeAssignment: give every cell of a P x Q grid a level in [0, R) at minimum total cost while
 adjacent levels differ by at most D (the "cake cutting" min-cut problem)."""
 
-from rlve_jax.gym.environments._common import FlowNetwork, drop_last_tokens, grid_text, minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, parse_int_rows
+from rlve_jax.gym.environments._common import (
+    INVALID, FlowNetwork, drop_last_tokens, grid_text, minimization_reward, parse_int_rows,
+)
+from rlve_jax.gym.env import Environment
 
 NEIGHBOUR_STEPS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 

@@ -5,9 +5,9 @@ from functools import reduce
 from itertools import accumulate
 from operator import or_
 
-from rlve_jax.gym.environments._common import minimization_reward
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, minimization_reward
 from rlve_jax.gym.environments._segmentation import batch_sums, ends_text, parse_batch_ends
-from rlve_jax.gym.env import INVALID, Environment, FormatError, grow_1p1
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def fewest_batches_within(values: list[int], allowed: int) -> tuple[int, list[int]]:

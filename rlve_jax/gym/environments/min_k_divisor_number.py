@@ -4,7 +4,8 @@ import functools
 import math
 
 from rlve_jax.gym.environments._numbers import is_prime, primes_up_to
-from rlve_jax.gym.env import Environment, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_int
 
 TRIAL_PRIMES = primes_up_to(1 << 14)
 

@@ -2,7 +2,8 @@
 
 from itertools import product
 
-from rlve_jax.gym.env import INVALID, Environment, check_length
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, check_length
 
 
 def shortest_absent(text: str) -> str:

@@ -1,7 +1,9 @@
 """MinPairSumMultiplicationPermutation: a permutation P minimizing (sum_i A[i][P[i]]) x (sum_i B[i][P[i]])."""
 
-from rlve_jax.gym.environments._common import grid_text, is_permutation, min_cost_assignment, minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, parse_ints
+from rlve_jax.gym.environments._common import (
+    INVALID, grid_text, is_permutation, min_cost_assignment, minimization_reward, parse_ints,
+)
+from rlve_jax.gym.env import Environment
 
 Point = tuple[int, int, tuple[int, ...]]  # (sum of A, sum of B, permutation)
 

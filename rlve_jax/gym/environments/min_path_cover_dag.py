@@ -3,7 +3,8 @@
 import networkx as nx
 
 from rlve_jax.gym.environments._graphs import structure_text
-from rlve_jax.gym.env import Environment, parse_ints, parse_lines
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_ints, parse_lines
 
 
 def min_weight_edge_cover(n: int, edges: list[list[int]]) -> tuple[int, list[list[int]]]:

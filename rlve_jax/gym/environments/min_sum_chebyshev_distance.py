@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from rlve_jax.gym.environments._common import minimization_reward, parse_pair
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import grow_1p1, minimization_reward, parse_pair
+from rlve_jax.gym.env import Environment
 
 
 def weighted_distance(points: list[list[int]], x: int, y: int) -> int:

@@ -1,8 +1,8 @@
 """MinSumDistanceSquare: a half-integer X on a line minimizing the sum over groups of the squared distance
 from X to the group's nearest point; the answer is the integer 2X."""
 
-from rlve_jax.gym.environments._common import minimization_reward
-from rlve_jax.gym.env import Environment, grow_1p1, parse_int
+from rlve_jax.gym.environments._common import grow_1p1, minimization_reward, parse_int
+from rlve_jax.gym.env import Environment
 
 
 def quadruple_cost(groups: list[list[int]], doubled_x: int) -> int:

@@ -1,8 +1,8 @@
 """MinSumPreXor: fill the blanks (-1) of an array with non-negative integers so that the sum of its
 prefix XORs is minimal."""
 
-from rlve_jax.gym.environments._common import minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, parse_ints
+from rlve_jax.gym.environments._common import INVALID, minimization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def prefix_xor_sum(values: list[int]) -> int:

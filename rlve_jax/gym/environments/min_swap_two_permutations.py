@@ -1,8 +1,8 @@
 """MinSwapTwoPermutations: swap A[i] and B[i] at as few indices as possible so that neither array has a
 repeated value."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens, minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import INVALID, drop_last_tokens, grow_1p1, minimization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def fewest_swaps(a: list[int], b: list[int]) -> list[int]:

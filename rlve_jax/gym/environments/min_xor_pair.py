@@ -1,7 +1,7 @@
 """MinXorPair: choose i < j minimising (A_i AND A_j) XOR (A_i OR A_j), which equals A_i XOR A_j."""
 
-from rlve_jax.gym.environments._common import parse_pair
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, grow_1p1
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grow_1p1, parse_pair
+from rlve_jax.gym.env import Environment
 
 
 class MinXorPair(Environment):

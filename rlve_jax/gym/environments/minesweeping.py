@@ -1,8 +1,8 @@
 """Minesweeping: place mines consistent with the revealed numbers of a Minesweeper board."""
 
-from rlve_jax.gym.environments._common import parse_char_grid
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, parse_char_grid
 from rlve_jax.gym.environments._puzzles import grid_dims
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward
+from rlve_jax.gym.env import Environment
 
 
 REVEALED_FRACTIONS = [0.6, 0.7, 0.8, 0.9, 0.95]

@@ -1,6 +1,7 @@
 """MinimalCyclicShift: the lexicographically smallest rotation of a binary string."""
 
-from rlve_jax.gym.env import Environment, FormatError, check_length, positional_match_reward
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import check_length, positional_match_reward
 
 
 class MinimalCyclicShift(Environment):

@@ -1,8 +1,8 @@
 """MinimumChromaticNumber_SegmentOverlap: color segments so that overlapping ones differ, with the fewest colors."""
 
-from rlve_jax.gym.environments._common import minimization_reward
+from rlve_jax.gym.environments._common import grow_1p1, minimization_reward
 from rlve_jax.gym.environments._graphs import parse_colors, recolor_perturb
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.env import Environment
 
 
 def overlap(a: list[int], b: list[int]) -> bool:

@@ -2,9 +2,9 @@
 
 import networkx as nx
 
-from rlve_jax.gym.environments._common import minimization_reward
+from rlve_jax.gym.environments._common import grow_1p1, minimization_reward, parse_ints, sweep
 from rlve_jax.gym.environments._graphs import graph_text, pair_count, random_pairs
-from rlve_jax.gym.env import Environment, FormatError, grow_1p1, parse_ints, sweep
+from rlve_jax.gym.env import Environment, FormatError
 
 DENSITIES = (0.01,) + sweep(0.05, 0.5, 0.05)  # the original's 11 values
 

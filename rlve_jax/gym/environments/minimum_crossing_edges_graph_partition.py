@@ -1,8 +1,8 @@
 """Minimum_CrossingEdges_GraphPartition: split the vertices into exactly K non-empty sets cutting the fewest edges."""
 
-from rlve_jax.gym.environments._common import adjacency_masks, minimization_reward
+from rlve_jax.gym.environments._common import adjacency_masks, minimization_reward, parse_ints
 from rlve_jax.gym.environments._graphs import DENSITIES_L11, density_levels, graph_text, pair_count, random_pairs
-from rlve_jax.gym.env import Environment, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def best_partition(n: int, edges: list[list[int]], k: int) -> list[int]:

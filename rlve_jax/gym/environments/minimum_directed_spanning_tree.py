@@ -2,9 +2,11 @@
 
 import networkx as nx
 
-from rlve_jax.gym.environments._common import drop_last_tokens, minimization_reward, parse_flat_pairs, random_tree
+from rlve_jax.gym.environments._common import (
+    drop_last_tokens, grow_1p1, minimization_reward, parse_flat_pairs, random_tree,
+)
 from rlve_jax.gym.environments._graphs import DENSITIES_L7, WEIGHTED_ARCS, density_levels, graph_text, random_pairs
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.env import Environment
 
 
 class MinimumDirectedSpanningTree(Environment):

@@ -1,7 +1,7 @@
 """Minimum_DominatingInterval (held-out): choose K covered points paying for every interval that contains one."""
 
-from rlve_jax.gym.environments._common import distinct_in_range, minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import INVALID, distinct_in_range, grow_1p1, minimization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 K_DENSITIES = (0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
 

@@ -3,8 +3,8 @@ chosen orthogonal neighbour."""
 
 import numpy as np
 
-from rlve_jax.gym.environments._common import drop_last_line, grid_text, minimization_reward, parse_pair_lines
-from rlve_jax.gym.env import INVALID, Environment
+from rlve_jax.gym.environments._common import INVALID, drop_last_line, grid_text, minimization_reward, parse_pair_lines
+from rlve_jax.gym.env import Environment
 
 UNDOMINATED, DOMINATED, CHOSEN = 0, 1, 2  # frontier statuses: one base-3 digit per column
 UNREACHABLE = 1 << 60

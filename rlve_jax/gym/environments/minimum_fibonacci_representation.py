@@ -2,8 +2,7 @@
 
 import functools
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p5
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p5
 
 
 @functools.lru_cache(maxsize=None)

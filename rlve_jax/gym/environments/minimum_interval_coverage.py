@@ -3,8 +3,8 @@ NEED[i] times, at minimum cost (the "volunteer recruitment" min-cost-flow proble
 
 import networkx as nx
 
-from rlve_jax.gym.environments._common import minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, FormatError, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, minimization_reward, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
 
 M_RATIO_TENTHS = (7, 9, *range(10, 41))  # M = floor(m * N) for m in {0.7, 0.9, 1.0, 1.1, ..., 4.0}
 

@@ -3,9 +3,11 @@
 
 from itertools import accumulate
 
-from rlve_jax.gym.environments._common import minimization_reward
+from rlve_jax.gym.environments._common import (
+    INVALID, grow_1p1, minimization_reward, parse_ints, positional_match_reward,
+)
 from rlve_jax.gym.environments._segmentation import batch_sums, min_max_split
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints, positional_match_reward
+from rlve_jax.gym.env import Environment
 
 
 def smallest_end_values(values: list[int], weights: list[int], batches: int, limit: int) -> list[int]:

@@ -1,8 +1,8 @@
 """Minimum_MaxSlicer: split an array into M consecutive batches so that the largest batch sum is minimal."""
 
-from rlve_jax.gym.environments._common import minimization_reward
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, minimization_reward
 from rlve_jax.gym.environments._segmentation import batch_sums, ends_text, min_max_split, parse_batch_ends
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1
+from rlve_jax.gym.env import Environment
 
 
 class Minimum_MaxSlicer(Environment):

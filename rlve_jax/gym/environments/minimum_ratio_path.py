@@ -2,9 +2,9 @@
 
 from fractions import Fraction
 
-from rlve_jax.gym.environments._common import DisjointSets
+from rlve_jax.gym.environments._common import DisjointSets, grow_1p1, parse_ints
 from rlve_jax.gym.environments._graphs import RATIOS_1_3, WEIGHTED_EDGES, graph_text, random_pairs, ratio_levels
-from rlve_jax.gym.env import Environment, FormatError, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def best_ratio_path(n: int, edges: list[list[int]]) -> list[int]:

@@ -1,8 +1,10 @@
 """MinimumSpanningTree (held-out): a minimum-weight spanning tree of a connected weighted graph."""
 
-from rlve_jax.gym.environments._common import DisjointSets, drop_last_tokens, edge_lines, minimization_reward, random_tree
+from rlve_jax.gym.environments._common import (
+    INVALID, DisjointSets, drop_last_tokens, edge_lines, grow_1p1, minimization_reward, parse_ints, random_tree,
+)
 from rlve_jax.gym.environments._graphs import DENSITIES_L7
-from rlve_jax.gym.env import INVALID, Environment, FormatError, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
 
 def kruskal(n: int, edges: list[list[int]]) -> list[list[int]]:
     sets = DisjointSets(n)

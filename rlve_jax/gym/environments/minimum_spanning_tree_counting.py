@@ -1,8 +1,10 @@
 """MinimumSpanningTreeCounting: the number of minimum spanning trees of a weighted graph, modulo MOD."""
 
-from rlve_jax.gym.environments._common import DisjointSets
-from rlve_jax.gym.environments._graphs import RATIOS_1_5, WEIGHTED_EDGES, graph_text, random_connected_graph, ratio_levels
-from rlve_jax.gym.env import Environment, grow_1p1, parse_int
+from rlve_jax.gym.environments._common import DisjointSets, grow_1p1, parse_int
+from rlve_jax.gym.environments._graphs import (
+    RATIOS_1_5, WEIGHTED_EDGES, graph_text, random_connected_graph, ratio_levels,
+)
+from rlve_jax.gym.env import Environment
 
 
 def determinant(matrix: list[list[int]]) -> int:

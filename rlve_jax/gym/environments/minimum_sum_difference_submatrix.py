@@ -5,8 +5,8 @@ from itertools import combinations
 
 import numpy as np
 
-from rlve_jax.gym.environments._common import grid_text, minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, FormatError, parse_ints, parse_lines
+from rlve_jax.gym.environments._common import INVALID, grid_text, minimization_reward, parse_ints, parse_lines
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def roughness(matrix: list[list[int]], rows: list[int], columns: list[int]) -> int:

@@ -3,8 +3,10 @@ so that the sum of C[u] x (distance from u to its nearest selected ancestor) is 
 
 from functools import cache
 
-from rlve_jax.gym.environments._common import distinct_in_range, drop_last_tokens, minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import (
+    INVALID, distinct_in_range, drop_last_tokens, grow_1p1, minimization_reward, parse_ints,
+)
+from rlve_jax.gym.env import Environment
 
 Plan = tuple[int, tuple[int, ...]]  # (cost, selected vertices)
 

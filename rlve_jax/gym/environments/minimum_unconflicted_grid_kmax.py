@@ -1,8 +1,10 @@
 """MinimumUnconflictedGridKMax: pick one entry per row, all in distinct columns, so that the K-th largest
 picked value is as small as possible."""
 
-from rlve_jax.gym.environments._common import FlowNetwork, distinct_in_range, drop_last_tokens, grid_text, minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import (
+    INVALID, FlowNetwork, distinct_in_range, drop_last_tokens, grid_text, grow_1p1, minimization_reward, parse_ints,
+)
+from rlve_jax.gym.env import Environment
 
 
 def kth_largest(values: list[int], k: int) -> int:

@@ -1,9 +1,9 @@
 """MinimumWeightedSpanningTree: a spanning tree and a root minimizing the sum of edge weight times depth."""
 
-from rlve_jax.gym.environments._common import INF, adjacency, bfs_order
+from rlve_jax.gym.environments._common import INF, adjacency, bfs_order, parse_ints
 from rlve_jax.gym.environments._graphs import (DENSITIES_01_10, density_levels, is_spanning_tree, structure_text,
                                   weighted_density_graph)
-from rlve_jax.gym.env import Environment, FormatError, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def min_depth_weighted_tree(n: int, edges: list[list[int]]) -> tuple[int, int, list[list[int]]]:

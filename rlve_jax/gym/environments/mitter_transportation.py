@@ -3,8 +3,7 @@
 from collections import Counter
 from math import lcm
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
 
 
 def branching_products(parents: list[int]) -> list[int]:

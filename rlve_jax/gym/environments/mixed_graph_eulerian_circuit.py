@@ -2,7 +2,8 @@
 
 import random
 
-from rlve_jax.gym.env import Environment, FormatError, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import fraction_reward, parse_ints
 
 
 def euler_circuit(n: int, pairs: list[list[int]], start: int) -> list[int]:

@@ -1,7 +1,6 @@
 """MoneyChargingGame: probability that first draw times follow tree-shaped precedence constraints."""
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment, adjacency, bfs_order, random_tree
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ModCountingEnvironment, adjacency, bfs_order, grow_1p1, random_tree
 
 MOD = 998244353
 

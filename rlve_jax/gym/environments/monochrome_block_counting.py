@@ -1,7 +1,6 @@
 """MonochromeBlockCounting: colourings of the tallest one-colour-per-layer tower from A black and B white blocks."""
 
-from rlve_jax.gym.environments._common import CountingEnvironment
-from rlve_jax.gym.env import grow
+from rlve_jax.gym.environments._common import CountingEnvironment, grow
 
 
 def tallest_tower_colourings(a: int, b: int) -> int:

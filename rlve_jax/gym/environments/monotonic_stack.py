@@ -1,7 +1,6 @@
 """MonotonicStack: sum over i of how far to the right A[i] stays strictly above every element it sees."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
 
 
 def visible_total(values: list[int]) -> int:

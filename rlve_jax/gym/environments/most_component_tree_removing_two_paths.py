@@ -1,7 +1,8 @@
 """MostComponentTreeRemovingTwoPaths (held-out): delete two edge-disjoint paths from a tree, maximize components."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment, adjacency, bfs_order, edge_lines, random_tree
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import (
+    ExactIntegerEnvironment, adjacency, bfs_order, edge_lines, grow_1p1, random_tree,
+)
 
 
 def most_components(n: int, edges: list[list[int]]) -> int:

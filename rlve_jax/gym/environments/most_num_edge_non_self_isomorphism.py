@@ -4,8 +4,7 @@ vertices can have."""
 import functools
 import math
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
 
 
 @functools.cache

@@ -1,7 +1,8 @@
 """MultiDrink: order the vertices of a tree so that consecutive vertices are at distance at most 2."""
 
 from rlve_jax.gym.environments._graphs import all_pairs_distances, structure_text
-from rlve_jax.gym.env import Environment, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import fraction_reward, parse_ints
 
 
 class MultiDrink(Environment):

@@ -3,8 +3,7 @@
 from functools import reduce
 from operator import xor
 
-from rlve_jax.gym.environments._common import TwoWordAnswer
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import TwoWordAnswer, grow_1p1
 
 
 def single_cell_grundy(n: int) -> list[int]:

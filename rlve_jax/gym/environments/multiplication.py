@@ -1,6 +1,7 @@
 """Multiplication (C1, C4, C16): the product of two k-digit numbers, k = 2 + difficulty."""
 
-from rlve_jax.gym.env import Environment, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_int
 
 PHRASINGS = (
     "What is {a} * {b}?",

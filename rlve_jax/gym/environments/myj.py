@@ -3,8 +3,8 @@ budget. Maximize the revenue (POI 2015 "Myjnie")."""
 
 from bisect import bisect_left
 
-from rlve_jax.gym.environments._common import drop_last_tokens, maximization_reward
-from rlve_jax.gym.env import Environment, parse_ints
+from rlve_jax.gym.environments._common import drop_last_tokens, maximization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def revenue(prices: list[int], customers: list[list[int]]) -> int:

@@ -1,7 +1,6 @@
 """NANDResultCounting: how many values in [L, R] can be built from given K-bit numbers with NAND."""
 
-from rlve_jax.gym.environments._common import CountingEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import CountingEnvironment, grow_1p1
 
 
 def bit_classes(numbers: list[int], k: int) -> list[int]:

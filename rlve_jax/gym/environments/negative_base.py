@@ -1,6 +1,7 @@
 """NegativeBase: write N in base -R (digits 0..R-1, most significant first)."""
 
-from rlve_jax.gym.env import Environment, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_ints
 
 
 def to_negative_base(n: int, radix: int) -> list[int]:

@@ -1,6 +1,7 @@
 """NewNimGame: remove whole heaps (least total) so the rest are XOR-independent and Nim is then won."""
 
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, parse_ints
 
 
 UNSUCCESSFUL = -0.2  # a legal removal that leaves a dependent (losable) set of heaps

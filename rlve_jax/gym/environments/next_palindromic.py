@@ -1,7 +1,7 @@
 """NextPalindromic (held-out): the smallest palindrome strictly greater than N."""
 
-from rlve_jax.gym.environments._common import minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_int
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, minimization_reward, parse_int
+from rlve_jax.gym.env import Environment
 
 
 def next_palindrome(n: int) -> int:

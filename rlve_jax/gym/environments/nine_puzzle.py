@@ -1,8 +1,8 @@
 """NinePuzzle: reach a target grid with bounded cyclic shifts of rows and columns."""
 
-from rlve_jax.gym.environments._common import grid_text
+from rlve_jax.gym.environments._common import INVALID, grid_text, parse_int, parse_lines
 from rlve_jax.gym.environments._puzzles import ScrambledGridPuzzle, grid_match_reward
-from rlve_jax.gym.env import INVALID, FormatError, parse_int, parse_lines
+from rlve_jax.gym.env import FormatError
 
 
 def shift(grid: list[list[int]], move: list) -> None:

@@ -2,8 +2,7 @@
 
 from math import factorial, perm
 
-from rlve_jax.gym.environments._common import CountingEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import CountingEnvironment, grow_1p1
 
 
 def line_ups(boys: int, girls: int) -> int:

@@ -1,7 +1,7 @@
 """NoDoubleTripleCounting: subsets of {1..N} with no pair (x, 2x) and no pair (x, 3x)."""
 
-from rlve_jax.gym.environments._common import CountingEnvironment
-from rlve_jax.gym.env import grow_1p5, long_int_text
+from rlve_jax.gym.environments._common import CountingEnvironment, grow_1p5
+from rlve_jax.gym.env import long_int_text
 
 
 def free_subsets(n: int) -> int:

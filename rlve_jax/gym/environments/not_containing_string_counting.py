@@ -1,7 +1,6 @@
 """NotContainingStringCounting: binary strings of length N that avoid a given pattern, modulo MOD."""
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow_1p1
 
 
 def avoiding_strings(n: int, pattern: str, mod: int) -> int:

@@ -1,7 +1,6 @@
 """NumberPartitionCounting: partitions of N into exactly K positive parts."""
 
-from rlve_jax.gym.environments._common import CountingEnvironment
-from rlve_jax.gym.env import grow_1p5
+from rlve_jax.gym.environments._common import CountingEnvironment, grow_1p5
 
 
 def partitions_into_parts(n: int, k: int) -> int:

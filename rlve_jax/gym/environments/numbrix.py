@@ -2,10 +2,11 @@
 
 import random
 
-from rlve_jax.gym.environments._common import grid_text
-from rlve_jax.gym.environments._puzzles import (SPARSITIES, blank_cells, completed_permutation, grid_dims, int_grid_format,
-                                   neighbours4)
-from rlve_jax.gym.env import INVALID, Environment
+from rlve_jax.gym.environments._common import INVALID, grid_text
+from rlve_jax.gym.environments._puzzles import (
+    SPARSITIES, blank_cells, completed_permutation, grid_dims, int_grid_format, neighbours4,
+)
+from rlve_jax.gym.env import Environment
 
 
 BLANK = -1

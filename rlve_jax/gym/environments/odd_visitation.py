@@ -1,8 +1,8 @@
 """OddVisitation: a walk in a connected graph that visits every vertex an odd number of times."""
 
-from rlve_jax.gym.environments._common import adjacency, prufer_tree
+from rlve_jax.gym.environments._common import adjacency, grow_1p1, parse_ints, prufer_tree
 from rlve_jax.gym.environments._graphs import RATIOS_1_2, random_pairs, ratio_levels, structure_text
-from rlve_jax.gym.env import Environment, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment
 
 def odd_walk(n: int, tree: list[list[int]]) -> list[int]:
     """Depth-first walk over a spanning tree that re-enters a child (and comes back) whenever the child's

@@ -3,7 +3,8 @@
 import math
 
 from rlve_jax.gym.environments._numbers import factorize
-from rlve_jax.gym.env import Environment, parse_ints, positional_match_reward
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_ints, positional_match_reward
 
 
 def prime_steps(a: int, b: int) -> int:

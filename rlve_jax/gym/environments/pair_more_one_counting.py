@@ -1,7 +1,6 @@
 """PairMoreOneCounting: pairs (S, T) of binary strings, |S| = M + delta, |T| = M, where S has more ones."""
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow_1p1
 
 
 def strip_factor(x: int, p: int) -> tuple[int, int]:

@@ -3,8 +3,8 @@
 
 from itertools import combinations_with_replacement
 
-from rlve_jax.gym.environments._common import minimization_reward
-from rlve_jax.gym.env import Environment, parse_ints
+from rlve_jax.gym.environments._common import minimization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def travel_cost(people: list[list[int]], bridges: list[int]) -> int:

@@ -1,7 +1,7 @@
 """PalindromePartitionCounting (held-out): ways to cut a binary string into palindromic pieces."""
 
-from rlve_jax.gym.environments._common import perturb_count
-from rlve_jax.gym.env import Environment, grow_1p1, score_count
+from rlve_jax.gym.environments._common import grow_1p1, perturb_count, score_count
+from rlve_jax.gym.env import Environment
 
 ZERO_PROBABILITIES = tuple(round(0.1 * i, 1) for i in range(1, 10))
 

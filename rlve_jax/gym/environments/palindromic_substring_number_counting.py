@@ -1,6 +1,7 @@
 """PalindromicSubstringNumberCounting: integers in [L, R] whose decimal string has a palindromic substring of length > 1."""
 
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5, score_count
 
 
 def has_palindrome(x: int) -> bool:

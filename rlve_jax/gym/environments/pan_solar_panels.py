@@ -2,8 +2,8 @@
 
 import math
 
-from rlve_jax.gym.environments._common import parse_pair
-from rlve_jax.gym.env import Environment, grow_1p5
+from rlve_jax.gym.environments._common import grow_1p5, parse_pair
+from rlve_jax.gym.env import Environment
 
 
 def has_multiple(low: int, high: int, g: int) -> bool:

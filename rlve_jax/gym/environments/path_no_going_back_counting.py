@@ -3,7 +3,8 @@ immediately walk back along the edge just used, modulo 10000."""
 
 import numpy as np
 
-from rlve_jax.gym.env import Environment, grow_1p1, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, parse_int
 
 MOD = 10000
 

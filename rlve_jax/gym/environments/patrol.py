@@ -1,7 +1,8 @@
 """Patrol (APIO 2010): add K new roads to a tree so the shortest patrol covering all roads is shortest."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment, adjacency, bfs_distances, bfs_order, edge_lines, prufer_tree
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import (
+    ExactIntegerEnvironment, adjacency, bfs_distances, bfs_order, edge_lines, grow_1p1, prufer_tree,
+)
 
 
 def max_path_sum(adjacent: list[list[int]], weight: dict[tuple[int, int], int]) -> int:

@@ -1,6 +1,7 @@
 """PCPPermutation (C16): order string pairs so that the two concatenations are equal."""
 
-from rlve_jax.gym.env import Environment, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import fraction_reward, parse_ints
 
 AVERAGE_LENGTHS = (1.2, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 7.0, 10.0)
 

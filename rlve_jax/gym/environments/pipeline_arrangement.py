@@ -1,7 +1,7 @@
 """PipelineArrangement (held-out): two-machine flow shop; order the jobs to minimize the makespan."""
 
-from rlve_jax.gym.environments._common import is_permutation, minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, is_permutation, minimization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def makespan(order: list[int], first: list[int], second: list[int]) -> int:

@@ -8,7 +8,8 @@ intended behaviour: the extracted answer is parsed like in every other environme
 from fractions import Fraction
 from math import prod
 
-from rlve_jax.gym.env import Environment, FormatError, grow_1p1, parse_int
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import grow_1p1, parse_int
 
 
 def event_probability(counts: list[int], d: int, colours: list[int]) -> Fraction:

@@ -3,7 +3,8 @@
 from collections import Counter
 
 from rlve_jax.gym.environments._numbers import format_polynomial, multiply_polynomials
-from rlve_jax.gym.env import Environment, FormatError, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import parse_ints
 
 
 class PolynomialFactorization(Environment):

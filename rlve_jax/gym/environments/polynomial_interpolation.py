@@ -1,6 +1,7 @@
 """PolynomialInterpolation (held-out): recover integer coefficients from N + 1 point values."""
 
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints, positional_match_reward
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, parse_ints, positional_match_reward
 
 
 class PolynomialInterpolation(Environment):

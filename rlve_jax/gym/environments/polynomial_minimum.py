@@ -10,7 +10,8 @@ needs no expression parsing.
 from fractions import Fraction
 
 from rlve_jax.gym.environments._numbers import format_polynomial, multiply_polynomials
-from rlve_jax.gym.env import Environment, parse_float
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_float
 
 PASS_THRESHOLD = 0.95 * 0.999**5
 

@@ -1,7 +1,8 @@
 """PolynomialRemainder: the remainder of P(x) divided by Q(x) (integer by construction)."""
 
 from rlve_jax.gym.environments._numbers import format_polynomial, multiply_polynomials
-from rlve_jax.gym.env import Environment, grow_1p1, parse_ints, positional_match_reward
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, parse_ints, positional_match_reward
 
 
 DEGREE_RATIOS = (0.1, 0.3, 0.5, 0.7, 0.9)  # remainder-degree bounds int(N * r), as in the original

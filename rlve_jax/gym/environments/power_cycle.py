@@ -2,7 +2,8 @@
 
 import math
 
-from rlve_jax.gym.env import Environment, grow_1p1, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, parse_int
 
 
 def eventual_period(n: int, k: int) -> int:

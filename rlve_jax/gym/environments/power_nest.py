@@ -1,6 +1,7 @@
 """PowerNest: write a number as a sum of powers of two with exponents written the same way, e.g. 7 = 2(2)+2+2(0)."""
 
-from rlve_jax.gym.env import INVALID, MAX_ANSWER_CHARS, Environment, FormatError
+from rlve_jax.gym.env import MAX_ANSWER_CHARS, Environment, FormatError
+from rlve_jax.gym.environments._common import INVALID
 
 # After each token, the tokens that may follow (")" and the end also need the right depth).
 _FOLLOWERS = {"start": "2", "2": "(+)$", "(": "20", "0": ")", ")": "+)$", "+": "2"}

@@ -3,7 +3,8 @@
 from collections import deque
 
 from rlve_jax.gym.environments._graphs import random_pairs, structure_text
-from rlve_jax.gym.env import Environment, FormatError, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import grow_1p1, parse_ints
 
 DENSITIES = (0.01, 0.02, 0.03)
 

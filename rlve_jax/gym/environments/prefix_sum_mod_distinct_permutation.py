@@ -1,7 +1,8 @@
 """PrefixSumMODDistinctPermutation: a permutation of 1..N whose prefix sums are distinct modulo N."""
 
 from rlve_jax.gym.environments._numbers import prefix_residue_prompt, prefix_residue_score
-from rlve_jax.gym.env import Environment, grow_1p5
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5
 
 
 def construction(n: int) -> list[int]:

@@ -1,6 +1,7 @@
 """Prefixuffix (POI 2012): the largest L <= N/2 whose length-L prefix and suffix are cyclic shifts of each other."""
 
-from rlve_jax.gym.env import Environment, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_int
 
 
 def largest_cyclic_border(text: str) -> int:

@@ -1,7 +1,7 @@
 """PreorderTraversal: rebuild a binary tree from its inorder and postorder traversals; give the preorder."""
 
-from rlve_jax.gym.environments._common import score_sequence
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import grow_1p1, score_sequence
+from rlve_jax.gym.env import Environment
 
 
 def traversals(left: dict[int, int], right: dict[int, int], root: int) -> tuple[list[int], list[int], list[int]]:

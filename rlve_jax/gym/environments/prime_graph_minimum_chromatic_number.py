@@ -3,7 +3,8 @@ with the fewest colors."""
 
 import itertools
 
-from rlve_jax.gym.env import Environment, grow_1p5, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5, parse_ints
 
 
 def primes_below(n: int) -> list[int]:

@@ -3,8 +3,8 @@ before the job starts), is minimal (USACO "Protecting the Flowers")."""
 
 from functools import cmp_to_key
 
-from rlve_jax.gym.environments._common import is_permutation, minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, is_permutation, minimization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def damage(order: list[int], times: list[int], rates: list[int]) -> int:

@@ -3,7 +3,8 @@
 from functools import lru_cache
 from math import gcd, isqrt
 
-from rlve_jax.gym.env import Environment, grow_1p1, score_mod
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, score_mod
 
 
 def primitive_legs(a: int, b: int) -> bool:

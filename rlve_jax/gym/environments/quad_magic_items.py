@@ -1,7 +1,7 @@
 """QuadMagicItems: for every item, how often it is A, B, C or D of a magic formation."""
 
-from rlve_jax.gym.environments._common import grid_text, parse_int_grid
-from rlve_jax.gym.env import Environment, fraction_reward, grow_1p1
+from rlve_jax.gym.environments._common import fraction_reward, grid_text, grow_1p1, parse_int_grid
+from rlve_jax.gym.env import Environment
 
 
 def role_counts(values: list[int]) -> list[list[int]]:

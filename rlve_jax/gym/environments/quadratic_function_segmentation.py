@@ -5,9 +5,9 @@ import random
 from itertools import accumulate
 from math import prod
 
-from rlve_jax.gym.environments._common import maximization_reward
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, maximization_reward
 from rlve_jax.gym.environments._segmentation import batch_sums, ends_text, optimal_segmentation, parse_batch_ends
-from rlve_jax.gym.env import INVALID, Environment, FormatError, grow_1p1
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def total_value(sums: list[int], a: int, b: int, c: int) -> int:

@@ -2,7 +2,8 @@
 
 import random
 
-from rlve_jax.gym.env import INVALID, Environment, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, parse_ints
 
 
 STEP_CHOICES = list(range(2, 11))  # presses used to plant the target

@@ -2,8 +2,8 @@
 
 import random
 
-from rlve_jax.gym.environments._common import parse_char_grid
-from rlve_jax.gym.env import INVALID, Environment
+from rlve_jax.gym.environments._common import INVALID, parse_char_grid
+from rlve_jax.gym.env import Environment
 
 
 def random_queens(rng: random.Random, n: int) -> list[int]:

@@ -1,7 +1,6 @@
 """RandomRangeMaxExpectation: expected array after Q random 'set a random subarray to its maximum' operations."""
 
-from rlve_jax.gym.environments._common import IntListEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import IntListEnvironment, grow_1p1
 
 MOD = 10000
 

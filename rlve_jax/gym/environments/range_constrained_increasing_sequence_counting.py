@@ -1,7 +1,6 @@
 """RangeConstrained_IncreasingSequence_Counting: entries 0 or in [L_i, R_i], non-zero entries strictly increasing."""
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow_1p1
 
 MOD = 10 ** 9 + 7
 

@@ -1,7 +1,7 @@
 """RangeFourSequenceConstruction: a 0..3 sequence avoiding forbidden neighbours with all-different position groups."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, parse_ints
+from rlve_jax.gym.environments._common import INVALID, drop_last_tokens, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 class RangeFourSequenceConstruction(Environment):

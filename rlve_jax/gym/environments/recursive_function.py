@@ -5,8 +5,7 @@ f(m, n) = f(h, f(h, floor(n / 2))) + f(h, f(h, n - 1)). Halving m keeps the valu
 moderate (about 10^2.4 at d = 8), so no modulus is needed.
 """
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
 
 WORK_BUDGET = 20_000  # memoised values f(m, .) an instance may need; (M, N) above it are redrawn
 # Every f(m, n) with m >= 16 and n >= 1 is over the budget (checked for m < 60; it needs row floor(m/2) >= 8

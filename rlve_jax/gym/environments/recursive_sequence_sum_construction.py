@@ -1,6 +1,7 @@
 """RecursiveSequenceSumConstruction: distinct indices n >= 1 whose values F(n) = A*F(n-1) + B sum to S."""
 
-from rlve_jax.gym.env import Environment, FormatError, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import grow_1p1, parse_ints
 
 
 def sequence(f0: int, a: int, b: int, length: int) -> list[int]:

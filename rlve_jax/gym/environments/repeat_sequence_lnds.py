@@ -2,8 +2,7 @@
 
 from bisect import bisect_right
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p5
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p5
 
 
 def longest_non_decreasing(values: list[int]) -> int:

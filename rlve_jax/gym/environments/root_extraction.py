@@ -1,6 +1,7 @@
 """RootExtraction: N^(1/K) to 5 decimal places."""
 
-from rlve_jax.gym.env import Environment, grow_1p5, parse_float
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5, parse_float
 
 PASS_THRESHOLD = (1 / (1 + 1e-4)) ** 2
 

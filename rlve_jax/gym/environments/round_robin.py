@@ -1,6 +1,7 @@
 """RoundRobin: a round-robin result table whose scores (3 per win, 1 per draw) match the targets."""
 
-from rlve_jax.gym.env import Environment, FormatError, fraction_reward, parse_lines
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import fraction_reward, parse_lines
 
 
 def scores(table: list[list[int]]) -> list[int]:

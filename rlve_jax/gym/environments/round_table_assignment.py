@@ -1,6 +1,7 @@
 """RoundTableAssignment: seat every group at distinct tables without exceeding any table's capacity."""
 
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, grow_1p1, parse_ints, parse_lines
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grow_1p1, parse_ints, parse_lines
 
 
 class RoundTableAssignment(Environment):

@@ -1,7 +1,7 @@
 """SaladBar (POI 2014): the longest substring whose every prefix and every suffix has at least as many p as j."""
 
-from rlve_jax.gym.environments._common import parse_exact_ints
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, parse_exact_ints
+from rlve_jax.gym.env import Environment
 
 
 def prefix_balance(text: str) -> list[int]:

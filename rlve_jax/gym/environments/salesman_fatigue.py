@@ -1,7 +1,7 @@
 """SalesmanFatigue: for every k, the largest 2 * max(S) + sum(A) over k chosen houses."""
 
-from rlve_jax.gym.environments._common import score_sequence
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import grow_1p1, score_sequence
+from rlve_jax.gym.env import Environment
 
 
 def max_fatigue(distances: list[int], fatigue: list[int]) -> list[int]:

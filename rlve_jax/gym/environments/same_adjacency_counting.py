@@ -1,7 +1,6 @@
 """SameAdjacencyCounting: length-N sequences over 1..M with at least one pair of equal neighbours."""
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment
-from rlve_jax.gym.env import grow
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow
 
 
 class SameAdjacencyCounting(ModCountingEnvironment):

@@ -1,6 +1,7 @@
 """SAT (C16): find a boolean assignment that satisfies every clause of a planted CNF formula."""
 
-from rlve_jax.gym.env import Environment, FormatError, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import fraction_reward, parse_ints
 
 CLAUSE_MULTIPLES = tuple(range(10, 51))  # m = 1.0, 1.1, ..., 5.0 in tenths; M = int(m * N) in floating point
 LITERAL_DENSITIES = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)

@@ -2,7 +2,8 @@
 
 import string
 
-from rlve_jax.gym.env import Environment, FormatError, grow_1p1
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import grow_1p1
 
 
 def kth_character(text: str, k: int) -> str:

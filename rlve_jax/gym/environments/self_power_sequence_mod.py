@@ -1,7 +1,8 @@
 """SelfPowerSequenceMOD: the eventual value of the tower a[n] = 2^a[n-1] modulo MOD."""
 
 from rlve_jax.gym.environments._numbers import euler_phi
-from rlve_jax.gym.env import Environment, score_mod
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import score_mod
 
 
 def tower_mod(m: int) -> int:

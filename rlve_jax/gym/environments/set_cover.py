@@ -1,7 +1,6 @@
 """SetCover: choose some of the given sets so that every item is covered exactly once (exact cover)."""
 
-from rlve_jax.gym.environments._common import DropLastTokenPerturbation, parse_distinct_indices
-from rlve_jax.gym.env import fraction_reward
+from rlve_jax.gym.environments._common import DropLastTokenPerturbation, fraction_reward, parse_distinct_indices
 
 
 class SetCover(DropLastTokenPerturbation):

@@ -1,7 +1,7 @@
 """SetSplitting (held-out): 2-colour the ground set so that no given subset is monochromatic."""
 
-from rlve_jax.gym.environments._common import distinct_in_range, set_text
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, parse_ints, sweep
+from rlve_jax.gym.environments._common import INVALID, distinct_in_range, fraction_reward, parse_ints, set_text, sweep
+from rlve_jax.gym.env import Environment
 
 RATIOS = sweep(1.0, 3.0)  # m = 1.0, 1.1, ..., 3.0
 

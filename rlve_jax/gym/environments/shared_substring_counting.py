@@ -1,6 +1,7 @@
 """SharedSubstringCounting: count pairs of equal non-empty substrings, one taken from S and one from T."""
 
-from rlve_jax.gym.env import Environment, grow_1p1, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, score_count
 
 
 def shared_substring_pairs(s: str, t: str) -> int:

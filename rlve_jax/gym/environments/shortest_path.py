@@ -1,8 +1,8 @@
 """ShortestPath (C16): a minimum-weight path from 0 to N-1 in a weighted directed graph."""
 
-from rlve_jax.gym.environments._common import edge_lines
+from rlve_jax.gym.environments._common import edge_lines, grow_1p1, parse_ints
 from rlve_jax.gym.environments._graphs import all_pairs_shortest, path_between, walk_weight
-from rlve_jax.gym.env import Environment, FormatError, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
 
 EDGE_DENSITIES = (0.01, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 

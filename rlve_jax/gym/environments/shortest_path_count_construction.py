@@ -3,7 +3,8 @@
 import math
 from collections import deque
 
-from rlve_jax.gym.env import Environment, FormatError, grow_1p5, parse_int, parse_lines, ratio_reward
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import grow_1p5, parse_int, parse_lines, ratio_reward
 
 CAPPED_FROM = 12  # K >= 12 comes with a vertex-count cap
 

@@ -1,8 +1,8 @@
 """ShortestUnicolorSubstring: flip at most K bits of a binary string so that its longest run of equal
 characters is as short as possible."""
 
-from rlve_jax.gym.environments._common import minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, FormatError, check_length, grow_1p1
+from rlve_jax.gym.environments._common import INVALID, check_length, grow_1p1, minimization_reward
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def longest_run(text: str) -> int:

@@ -1,7 +1,7 @@
 """SingleStackSorting: push/pop operations (a/b) that turn the queue 0..N-1 into a target output."""
 
-from rlve_jax.gym.environments._common import parse_letters
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, positional_match_reward
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, parse_letters, positional_match_reward
+from rlve_jax.gym.env import Environment
 
 
 def run_stack(n: int, operations: str) -> list[int] | None:

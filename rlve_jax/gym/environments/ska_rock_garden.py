@@ -1,8 +1,8 @@
 """SkaRockGarden: optionally mirror each rock (x, y) -> (y, x), at a price, so that the bounding
 rectangle has the smallest perimeter and, among those, the total price is smallest (POI "Ska")."""
 
-from rlve_jax.gym.environments._common import minimization_reward
-from rlve_jax.gym.env import Environment, FormatError, check_length, grow_1p1
+from rlve_jax.gym.environments._common import check_length, grow_1p1, minimization_reward
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def placed(rocks: list[list[int]], flips: str) -> list[tuple[int, int]]:

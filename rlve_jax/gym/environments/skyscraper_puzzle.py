@@ -1,8 +1,8 @@
 """SkyscraperPuzzle (held-out): a Latin square of heights matching the visibility counts on all four sides."""
 
-from rlve_jax.gym.environments._common import grid_text, parse_int_grid
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grid_text, parse_int_grid
 from rlve_jax.gym.environments._puzzles import is_latin_square, random_latin_square
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward
+from rlve_jax.gym.env import Environment
 
 
 def visible(line: list[int]) -> int:

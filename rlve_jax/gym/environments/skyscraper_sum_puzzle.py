@@ -1,8 +1,8 @@
 """SkyscraperSumPuzzle: a Latin square of heights whose visible-height sums match clues on all four sides."""
 
-from rlve_jax.gym.environments._common import grid_text, parse_int_grid
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, grid_text, parse_int_grid
 from rlve_jax.gym.environments._puzzles import columns, int_grid_format
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward
+from rlve_jax.gym.env import Environment
 
 
 def visible_sum(line: list[int]) -> int:

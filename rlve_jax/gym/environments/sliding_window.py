@@ -1,7 +1,7 @@
 """SlidingWindow: the minimum of every contiguous window of size K."""
 
-from rlve_jax.gym.environments._common import score_sequence
-from rlve_jax.gym.env import Environment, grow_1p1
+from rlve_jax.gym.environments._common import grow_1p1, score_sequence
+from rlve_jax.gym.env import Environment
 
 
 class SlidingWindow(Environment):

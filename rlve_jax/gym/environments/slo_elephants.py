@@ -1,8 +1,8 @@
 """SLOElephants: reorder a line of elephants into a target order by swapping pairs; swapping elephants
 i and j costs C[i] + C[j]. Minimize the total cost (POI 2009 "Slonie")."""
 
-from rlve_jax.gym.environments._common import drop_last_line, minimization_reward, parse_pair_lines
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1
+from rlve_jax.gym.environments._common import INVALID, drop_last_line, grow_1p1, minimization_reward, parse_pair_lines
+from rlve_jax.gym.env import Environment
 
 
 def cheapest_swaps(current: list[int], target: list[int], weight: dict[int, int]) -> list[tuple[int, int]]:

@@ -1,7 +1,7 @@
 """SmallestBinaryMultiple (held-out): the smallest B > 0 such that A * B has only digits 0 and 1."""
 
-from rlve_jax.gym.environments._common import minimization_reward
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_int
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, minimization_reward, parse_int
+from rlve_jax.gym.env import Environment
 
 
 def smallest_binary_multiple(a: int) -> int:

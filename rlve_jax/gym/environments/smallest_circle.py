@@ -3,7 +3,8 @@
 import math
 import random
 
-from rlve_jax.gym.env import Environment, FormatError, check_length, grow_1p1, parse_float
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import check_length, grow_1p1, parse_float
 
 
 TOLERANCE = 1e-3  # a point may lie this far outside the answer's circle

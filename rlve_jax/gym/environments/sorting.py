@@ -1,7 +1,6 @@
 """Sorting (C4, C16): sort a list of integers ascending."""
 
-from rlve_jax.gym.environments._common import IntListEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import IntListEnvironment, grow_1p1
 
 
 class Sorting(IntListEnvironment):  # score: wrong length -0.5, else (matching positions)^10

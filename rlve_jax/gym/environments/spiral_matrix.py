@@ -1,7 +1,6 @@
 """SpiralMatrix (C16): list a matrix's entries in clockwise spiral order."""
 
-from rlve_jax.gym.environments._common import IntListEnvironment, grid_text
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import IntListEnvironment, grid_text, grow_1p1
 
 
 def spiral(matrix: list[list[int]]) -> list[int]:

@@ -1,8 +1,8 @@
 """SpyNetwork (the "spy network" bribery problem): the cheapest set of vertices (each has a cost) from which
 every vertex of a digraph is reachable."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens
-from rlve_jax.gym.env import Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import drop_last_tokens, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment
 
 DENSITIES = (0.01, 0.02, 0.03, 0.05, 0.1, 0.15)  # kept when floor(density * N(N-1)) >= 1
 DOMINATED = (0.3, 0.4, 0.5, 0.6, 0.7)

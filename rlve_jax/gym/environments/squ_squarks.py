@@ -3,7 +3,8 @@
 from collections import Counter
 from itertools import combinations
 
-from rlve_jax.gym.env import Environment, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import parse_ints
 
 
 def pair_sums(values: list[int]) -> Counter:

@@ -1,6 +1,7 @@
 """SquareUndamagedPointCounting: count lattice squares (any orientation) whose corners avoid damaged points."""
 
-from rlve_jax.gym.env import Environment, grow_1p1, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, score_count
 
 
 def count_squares(width: int, height: int, damaged: list[list[int]]) -> int:

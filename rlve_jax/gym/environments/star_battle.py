@@ -2,8 +2,8 @@
 
 import random
 
-from rlve_jax.gym.environments._common import parse_char_grid
-from rlve_jax.gym.env import INVALID, Environment
+from rlve_jax.gym.environments._common import INVALID, parse_char_grid
+from rlve_jax.gym.env import Environment
 
 
 X_DENSITIES = [0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9]

@@ -2,8 +2,7 @@
 
 from math import comb
 
-from rlve_jax.gym.environments._common import ModCountingEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ModCountingEnvironment, grow_1p1
 
 MOD = 10 ** 9 + 7
 

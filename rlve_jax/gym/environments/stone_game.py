@@ -3,8 +3,7 @@
 from functools import reduce
 from operator import xor
 
-from rlve_jax.gym.environments._common import TwoWordAnswer
-from rlve_jax.gym.env import grow
+from rlve_jax.gym.environments._common import TwoWordAnswer, grow
 
 
 def split_grundy(limit: int, f: int) -> list[int]:

@@ -2,8 +2,7 @@
 
 from functools import lru_cache
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
 
 
 def alice_total(piles: list[int]) -> int:

@@ -1,6 +1,7 @@
 """StringPartitionShuffle: cut S into K intervals whose concatenation in some order spells T."""
 
-from rlve_jax.gym.env import INVALID, Environment, FormatError, parse_ints, parse_lines, positional_match_reward
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import INVALID, parse_ints, parse_lines, positional_match_reward
 
 
 class StringPartitionShuffle(Environment):

@@ -2,7 +2,8 @@
 
 import string
 
-from rlve_jax.gym.env import INVALID, Environment, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, parse_ints
 
 
 def shift(text: str, x: int) -> str:

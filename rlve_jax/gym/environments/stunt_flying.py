@@ -1,8 +1,8 @@
 """StuntFlying: a sequence of N stunts over K kinds; each stunt scores C[kind] x (distance to the previous
 stunt of the same kind, 0 for the first). Maximize the total score."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens, maximization_reward
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import INVALID, drop_last_tokens, grow_1p1, maximization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def show_score(sequence: list[int], weights: list[int]) -> int:

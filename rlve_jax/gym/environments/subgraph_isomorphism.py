@@ -2,8 +2,8 @@
 
 from itertools import combinations
 
-from rlve_jax.gym.environments._common import distinct_in_range, edge_lines
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, parse_ints, sweep
+from rlve_jax.gym.environments._common import INVALID, distinct_in_range, edge_lines, fraction_reward, parse_ints, sweep
+from rlve_jax.gym.env import Environment
 
 DENSITIES = sweep(0.05, 0.95)  # 0.05, 0.15, ..., 0.95; kept when G2 gets at least one edge
 

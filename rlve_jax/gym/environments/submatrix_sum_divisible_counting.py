@@ -1,7 +1,7 @@
 """SubmatrixSumDivisibleCounting (held-out): contiguous submatrices whose sum is divisible by K."""
 
-from rlve_jax.gym.environments._common import grid_text, perturb_count
-from rlve_jax.gym.env import Environment, score_count
+from rlve_jax.gym.environments._common import grid_text, perturb_count, score_count
+from rlve_jax.gym.env import Environment
 
 
 def count_divisible(matrix: list[list[int]], k: int) -> int:

@@ -1,7 +1,6 @@
 """SubsetSum: pick distinct indices whose values add up exactly to the target."""
 
-from rlve_jax.gym.environments._common import DropLastTokenPerturbation, parse_distinct_indices
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import DropLastTokenPerturbation, grow_1p1, parse_distinct_indices
 
 
 class SubsetSum(DropLastTokenPerturbation):

@@ -1,7 +1,7 @@
 """SubsetSumSequence (held-out): the N-th smallest positive sum of distinct powers of K."""
 
-from rlve_jax.gym.environments._common import perturb_count
-from rlve_jax.gym.env import Environment, parse_int, ratio_reward
+from rlve_jax.gym.environments._common import parse_int, perturb_count, ratio_reward
+from rlve_jax.gym.env import Environment
 
 
 def nth_power_sum(n: int, k: int) -> int:

@@ -2,9 +2,9 @@
 
 import random
 
-from rlve_jax.gym.environments._common import grid_text, parse_int_grid
+from rlve_jax.gym.environments._common import INVALID, grid_text, parse_int_grid
 from rlve_jax.gym.environments._puzzles import SPARSITIES, blank_cells, columns, int_grid_format, keeps_givens
-from rlve_jax.gym.env import INVALID, Environment
+from rlve_jax.gym.env import Environment
 
 
 def shuffled_solution(rng: random.Random, box_rows: int, box_cols: int) -> list[list[int]]:

@@ -1,7 +1,7 @@
 """Sum_DivisorNum (held-out): the sum of the divisor counts d(i) for L <= i <= R."""
 
-from rlve_jax.gym.environments._common import perturb_count
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.environments._common import grow_1p5, perturb_count, score_count
+from rlve_jax.gym.env import Environment
 
 
 def divisor_sum_prefix(n: int) -> int:

@@ -1,6 +1,7 @@
 """SumManhattan_CurvedSurface: the sum over k in [A, B] of (|x|+|y|+|z|)^2 over integer triples with x*y*z = k."""
 
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5, score_count
 
 
 def surface_sum(k: int) -> int:

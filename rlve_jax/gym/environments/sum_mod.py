@@ -1,6 +1,7 @@
 """SumMOD: the sum of (N mod i) * (M mod j) over 1 <= i <= N, 1 <= j <= M with i != j."""
 
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5, score_count
 
 
 class SumMOD(Environment):

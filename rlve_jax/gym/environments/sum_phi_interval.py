@@ -1,7 +1,8 @@
 """SumPHIInterval: the sum of x - phi(x) (numbers up to x sharing a factor with x) over [L, R]."""
 
 from rlve_jax.gym.environments._numbers import euler_phi
-from rlve_jax.gym.env import Environment, grow_1p1, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, score_count
 
 
 class SumPHIInterval(Environment):

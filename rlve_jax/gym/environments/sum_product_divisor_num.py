@@ -1,8 +1,8 @@
 """SumProductDivisorNum (held-out): the sum of d(i * j) over a grid of i and j."""
 
-from rlve_jax.gym.environments._common import perturb_count
+from rlve_jax.gym.environments._common import grow_1p5, perturb_count, score_count
 from rlve_jax.gym.environments._numbers import divisor_counts
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.env import Environment
 
 
 class SumProductDivisorNum(Environment):

@@ -1,6 +1,7 @@
 """SumPseudoEuclidean: the sum over i, j <= N of the steps of a doubling/subtracting process (0 if endless)."""
 
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p5, score_count
 
 
 def steps(a: int, b: int) -> int:

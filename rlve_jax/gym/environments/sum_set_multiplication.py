@@ -2,8 +2,7 @@
 
 from math import factorial
 
-from rlve_jax.gym.environments._common import PRIME_MODULI, ModCountingEnvironment
-from rlve_jax.gym.env import grow_1p5
+from rlve_jax.gym.environments._common import PRIME_MODULI, ModCountingEnvironment, grow_1p5
 
 
 def ordered_distinct_product_sum(n: int, k: int) -> int:

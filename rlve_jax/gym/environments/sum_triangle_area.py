@@ -2,7 +2,8 @@
 
 from itertools import combinations
 
-from rlve_jax.gym.env import Environment, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import score_count
 
 
 def doubled_area_sum(points: list[list[int]]) -> int:

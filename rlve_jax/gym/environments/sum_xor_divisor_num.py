@@ -1,8 +1,8 @@
 """SumXorDivisorNum (held-out): the sum of d(i XOR j XOR X) over a grid of i and j, with d(0) = 0."""
 
-from rlve_jax.gym.environments._common import perturb_count
+from rlve_jax.gym.environments._common import grow_1p5, perturb_count, score_count
 from rlve_jax.gym.environments._numbers import divisor_counts
-from rlve_jax.gym.env import Environment, grow_1p5, score_count
+from rlve_jax.gym.env import Environment
 
 
 class SumXorDivisorNum(Environment):

@@ -1,9 +1,10 @@
 """SurvoPuzzle: fill the blanks so the grid is a permutation of 0..NM-1 with the given row and column sums."""
 
-from rlve_jax.gym.environments._common import grid_text
-from rlve_jax.gym.environments._puzzles import (SPARSITIES, blank_cells, columns, completed_permutation, grid_dims, int_grid_format,
-                                   line_match_reward)
-from rlve_jax.gym.env import INVALID, Environment
+from rlve_jax.gym.environments._common import INVALID, grid_text
+from rlve_jax.gym.environments._puzzles import (
+    SPARSITIES, blank_cells, columns, completed_permutation, grid_dims, int_grid_format, line_match_reward,
+)
+from rlve_jax.gym.env import Environment
 
 
 BLANK = -1

@@ -1,7 +1,6 @@
 """TakingPrimeGame: remove a prime number of stones; the winner hurries, the loser stalls; count the moves."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
 
 
 def primes_up_to(n: int) -> list[int]:

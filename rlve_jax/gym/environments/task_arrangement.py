@@ -3,9 +3,9 @@ setup time S; all tasks of a batch finish together. Minimize the sum of finish t
 
 from itertools import accumulate
 
-from rlve_jax.gym.environments._common import minimization_reward
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, minimization_reward
 from rlve_jax.gym.environments._segmentation import ends_text, optimal_segmentation, parse_batch_ends
-from rlve_jax.gym.env import INVALID, Environment, FormatError, grow_1p1
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def schedule_cost(times: list[int], factors: list[int], setup: int, ends: list[int]) -> int:

@@ -1,6 +1,7 @@
 """TetrisAttack: each value appears twice; equal neighbours vanish; clear the row with the fewest swaps."""
 
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import INVALID, fraction_reward, parse_ints
 
 
 UNSUCCESSFUL = -0.2  # legal swaps that leave something on the row

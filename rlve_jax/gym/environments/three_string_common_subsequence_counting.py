@@ -2,7 +2,8 @@
 
 from functools import lru_cache
 
-from rlve_jax.gym.env import Environment, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import score_count
 
 
 def first_occurrence(text: str) -> list[dict[str, int]]:

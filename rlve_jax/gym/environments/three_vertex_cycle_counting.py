@@ -1,8 +1,7 @@
 """ThreeVertexCycleCounting: the number of triangles in an undirected graph."""
 
-from rlve_jax.gym.environments._common import CountingEnvironment
+from rlve_jax.gym.environments._common import CountingEnvironment, grow_1p1
 from rlve_jax.gym.environments._graphs import RATIOS_1_3, random_pairs, ratio_levels, structure_text
-from rlve_jax.gym.env import grow_1p1
 
 def triangles(n: int, edges: list[list[int]]) -> int:
     masks = [0] * n

@@ -1,6 +1,7 @@
 """TopologicalSort: a permutation consistent with a set of "a comes before b" constraints."""
 
-from rlve_jax.gym.env import Environment, fraction_reward, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import fraction_reward, grow_1p1, parse_ints
 
 
 class TopologicalSort(Environment):

@@ -2,8 +2,10 @@
 
 import heapq
 
-from rlve_jax.gym.environments._common import is_permutation
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, grow_1p1, parse_ints, positional_match_reward
+from rlve_jax.gym.environments._common import (
+    INVALID, fraction_reward, grow_1p1, is_permutation, parse_ints, positional_match_reward,
+)
+from rlve_jax.gym.env import Environment
 
 
 def earliest_small_order(n: int, constraints: list[list[int]]) -> list[int]:

@@ -1,7 +1,7 @@
 """Tournament_LongestPath: the longest simple path from a given vertex S in a tournament."""
 
-from rlve_jax.gym.environments._common import edge_lines
-from rlve_jax.gym.env import Environment, FormatError, parse_ints
+from rlve_jax.gym.environments._common import edge_lines, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
 
 REVERSAL_PROBABILITY = 0.3
 

@@ -1,8 +1,8 @@
 """TreeAddOneEdgeDiameter: add one edge of weight L to a weighted tree to minimize the graph's diameter."""
 
-from rlve_jax.gym.environments._common import prufer_tree
+from rlve_jax.gym.environments._common import parse_ints, prufer_tree
 from rlve_jax.gym.environments._graphs import all_pairs_distances, structure_text
-from rlve_jax.gym.env import Environment, FormatError, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def diameter_with_edge(dist: list[list[float]], x: int, y: int, length: int) -> float:

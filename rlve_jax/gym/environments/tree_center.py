@@ -1,8 +1,8 @@
 """TreeCenter: the vertex r of a weighted tree minimizing sum over u of dist(u, r) * C[u]."""
 
-from rlve_jax.gym.environments._common import prufer_tree
+from rlve_jax.gym.environments._common import parse_int, prufer_tree
 from rlve_jax.gym.environments._graphs import all_pairs_distances, structure_text
-from rlve_jax.gym.env import Environment, parse_int
+from rlve_jax.gym.env import Environment
 
 
 def weighted_costs(n: int, edges: list[list[int]], costs: list[int]) -> list[int]:

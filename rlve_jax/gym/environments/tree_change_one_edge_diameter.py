@@ -1,9 +1,9 @@
 """TreeChangeOneEdgeDiameter: swap one tree edge for another so the new tree's diameter is smallest or
 largest (the direction is drawn per instance)."""
 
-from rlve_jax.gym.environments._common import INF, adjacency, bfs_distances, prufer_tree
+from rlve_jax.gym.environments._common import INF, adjacency, bfs_distances, parse_ints, prufer_tree
 from rlve_jax.gym.environments._graphs import structure_text
-from rlve_jax.gym.env import Environment, FormatError, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def components_without(n: int, edges: list[list[int]], removed: int) -> list[int]:

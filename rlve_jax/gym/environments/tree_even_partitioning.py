@@ -1,8 +1,10 @@
 """TreeEvenPartitioning: split an N*K-vertex tree into N connected parts of exactly K vertices each."""
 
-from rlve_jax.gym.environments._common import INF, adjacency, bfs_distances, prufer_tree
+from rlve_jax.gym.environments._common import (
+    INF, adjacency, bfs_distances, fraction_reward, parse_ints, parse_lines, prufer_tree,
+)
 from rlve_jax.gym.environments._graphs import structure_text
-from rlve_jax.gym.env import Environment, FormatError, fraction_reward, parse_ints, parse_lines
+from rlve_jax.gym.env import Environment, FormatError
 
 
 class TreeEvenPartitioning(Environment):

@@ -1,8 +1,8 @@
 """TreeMaximumVisitedVertex: a walk of exactly M steps from vertex 0 of a tree visiting the most vertices."""
 
-from rlve_jax.gym.environments._common import adjacency, bfs_order, prufer_tree
+from rlve_jax.gym.environments._common import adjacency, bfs_order, grow_1p1, parse_ints, prufer_tree
 from rlve_jax.gym.environments._graphs import structure_text
-from rlve_jax.gym.env import Environment, FormatError, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def best_walk(n: int, edges: list[list[int]], steps: int) -> list[int]:

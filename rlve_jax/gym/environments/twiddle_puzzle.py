@@ -1,8 +1,7 @@
 """TwiddlePuzzle: reach a target grid by rotating K x K subgrids 90 degrees counter-clockwise."""
 
-from rlve_jax.gym.environments._common import grid_text, parse_pair_lines
+from rlve_jax.gym.environments._common import INVALID, grid_text, parse_pair_lines
 from rlve_jax.gym.environments._puzzles import ScrambledGridPuzzle, grid_match_reward
-from rlve_jax.gym.env import INVALID
 
 
 def rotate(grid: list[list[int]], corner: list[int], k: int) -> None:

@@ -1,7 +1,7 @@
 """TwoSAT: satisfy a 2-CNF formula with a planted solution."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens, parse_exact_ints
-from rlve_jax.gym.env import Environment, FormatError, fraction_reward, grow_1p1, sweep
+from rlve_jax.gym.environments._common import drop_last_tokens, fraction_reward, grow_1p1, parse_exact_ints, sweep
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def literal_text(variable: int, positive: bool) -> str:

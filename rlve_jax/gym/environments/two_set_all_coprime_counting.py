@@ -1,7 +1,8 @@
 """TwoSet_AllCoprime_Counting: ordered pairs of disjoint subsets (S, T) with every cross pair coprime."""
 
 from rlve_jax.gym.environments._numbers import factorize
-from rlve_jax.gym.env import Environment, grow_1p1, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, score_count
 
 
 def count_pairs(values: list[int]) -> int:

@@ -1,6 +1,7 @@
 """UndamagedSubmatrixCounting (C16): count the contiguous all-ones submatrices of a 0/1 matrix."""
 
-from rlve_jax.gym.env import Environment, grow_1p1, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, score_count
 
 
 def count_all_ones_submatrices(matrix: list[list[int]]) -> int:

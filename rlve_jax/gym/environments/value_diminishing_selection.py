@@ -1,8 +1,8 @@
 """ValueDiminishingSelection: pick an ordered sequence of distinct items; each picked item is worth its W
 minus the R values of the items picked before it. Maximize the total."""
 
-from rlve_jax.gym.environments._common import maximization_reward, repeat_first_token
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, maximization_reward, parse_ints, repeat_first_token
+from rlve_jax.gym.env import Environment
 
 
 def total_gain(sequence: list[int], worth: list[int], decay: list[int]) -> int:

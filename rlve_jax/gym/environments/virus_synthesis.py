@@ -1,6 +1,7 @@
 """VirusSynthesis: fewest operations (add a letter at an end, or append the reversed copy) to build a target."""
 
-from rlve_jax.gym.env import Environment, grow_1p1, parse_int
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import grow_1p1, parse_int
 
 
 def build_cost(text: str, memo: dict[str, int] | None = None) -> int:

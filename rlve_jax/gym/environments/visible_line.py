@@ -2,7 +2,8 @@
 
 from fractions import Fraction
 
-from rlve_jax.gym.env import Environment, FormatError, grow_1p1, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
+from rlve_jax.gym.environments._common import grow_1p1, parse_ints
 
 
 def visible_lines(lines: list[list[int]]) -> list[int]:

@@ -2,8 +2,8 @@
 building cost) so that every product can be carried downhill to a warehouse, minimizing building plus
 transport cost (ZJOI 2007)."""
 
-from rlve_jax.gym.environments._common import minimization_reward, repeat_first_token
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, minimization_reward, parse_ints, repeat_first_token
+from rlve_jax.gym.env import Environment
 
 
 def total_cost(distance: list[int], products: list[int], build: list[int], sites: set[int]) -> int | None:

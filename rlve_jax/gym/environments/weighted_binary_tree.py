@@ -1,8 +1,8 @@
 """WeightedBinaryTree: among binary trees with inorder 0..N-1, find the one maximizing the score
 score(left) x score(right) + d[root] (empty subtree 1, leaf d) and give its preorder (NOIP 2003)."""
 
-from rlve_jax.gym.environments._common import is_permutation, maximization_reward
-from rlve_jax.gym.env import INVALID, Environment, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, is_permutation, maximization_reward, parse_ints
+from rlve_jax.gym.env import Environment
 
 
 def tree_score(preorder: list[int], points: list[int]) -> int | None:

@@ -1,7 +1,9 @@
 """WeightedLIS: indices with non-decreasing A values maximising the sum of their B weights."""
 
-from rlve_jax.gym.environments._common import drop_last_tokens, parse_increasing_indices
-from rlve_jax.gym.env import INVALID, Environment, fraction_reward, grow_1p1
+from rlve_jax.gym.environments._common import (
+    INVALID, drop_last_tokens, fraction_reward, grow_1p1, parse_increasing_indices,
+)
+from rlve_jax.gym.env import Environment
 
 
 def heaviest_chain(a: list[int], b: list[int]) -> list[int]:

@@ -1,7 +1,6 @@
 """WhackAMole: one fixed r x c hammer clears a full block per swing; fewest swings to clear the grid."""
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grid_text
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grid_text, grow_1p1
 
 
 def clears(grid: list[list[int]], r: int, c: int) -> bool:

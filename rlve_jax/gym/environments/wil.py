@@ -3,8 +3,8 @@ sum is at most P (POI 2015 "Wilcze doly")."""
 
 from itertools import accumulate
 
-from rlve_jax.gym.environments._common import maximization_reward
-from rlve_jax.gym.env import INVALID, Environment, FormatError, grow_1p1, parse_ints
+from rlve_jax.gym.environments._common import INVALID, grow_1p1, maximization_reward, parse_ints
+from rlve_jax.gym.env import Environment, FormatError
 
 
 def longest_interval(values: list[int], width: int, budget: int) -> tuple[int, list[int]]:

@@ -3,8 +3,7 @@ that bring every height to zero (POI "Leveling Ground")."""
 
 import heapq
 
-from rlve_jax.gym.environments._common import ExactIntegerEnvironment
-from rlve_jax.gym.env import grow_1p1
+from rlve_jax.gym.environments._common import ExactIntegerEnvironment, grow_1p1
 
 
 def extended_gcd(a: int, b: int) -> tuple[int, int, int]:

@@ -2,7 +2,8 @@
 
 import random
 
-from rlve_jax.gym.env import Environment, score_count
+from rlve_jax.gym.env import Environment
+from rlve_jax.gym.environments._common import score_count
 
 
 def prefix_free_subsets(words: list[str]) -> int:
