@@ -112,7 +112,8 @@ def evaluate_run(run_dir: Path, config, problems) -> np.ndarray:
     config.eval.checkpoint = str(run_dir)
     policy = eval_policy(config, run_dir / "eval")
     settings = SamplingSettings(1, config.rollout.max_response_tokens, temperature=0.0)
-    with EnvPool(config.env.workers, config.env.timeout_s, config.env.memory_limit_mb) as pool:
+    with EnvPool(workers=config.env.workers, timeout_s=config.env.timeout_s,
+                 memory_limit_mb=config.env.memory_limit_mb) as pool:
         generator = eval_generator(policy, problems, settings, config.rollout)
         _, records, _ = evaluate_problems(policy, pool, problems, settings, generator, seed=0, progress=False)
     return np.array([r["accuracy"] for r in records], float)

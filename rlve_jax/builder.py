@@ -37,9 +37,11 @@ def make_scheduler(scheduler: ml_collections.ConfigDict, env_names: Sequence[str
                    seed: int, max_levels: dict[str, int | None] | None = None) -> AdaptiveScheduler:
     """The configured scheduler; `max_levels` are the environments' top levels (never promoted past)."""
     if scheduler.kind == "static":
-        return StaticScheduler(env_names, scheduler.static_lo, scheduler.static_hi, seed=seed, max_levels=max_levels)
-    return AdaptiveScheduler(env_names, scheduler.initial_difficulty, scheduler.window, scheduler.promote_threshold,
-                             scheduler.min_prompts * samples_per_prompt, seed=seed, max_levels=max_levels)
+        return StaticScheduler(env_names, lo=scheduler.static_lo, hi=scheduler.static_hi, seed=seed,
+                               max_levels=max_levels)
+    return AdaptiveScheduler(env_names, initial_difficulty=scheduler.initial_difficulty, window=scheduler.window,
+                             promote_threshold=scheduler.promote_threshold,
+                             min_samples=scheduler.min_prompts * samples_per_prompt, seed=seed, max_levels=max_levels)
 
 
 def check_fits(config: ml_collections.ConfigDict, model_config: ModelConfig) -> None:
@@ -71,7 +73,8 @@ def build_trainer(config: ml_collections.ConfigDict, workdir: str | Path) -> Tra
                       reward_key=config.env.reward_key)
     scheduler = make_scheduler(config.scheduler, env_names, samples_per_prompt=rollout.samples_per_prompt,
                                seed=config.seed, max_levels={name: env.max_difficulty for name, env in envs.items()})
-    pool = EnvPool(config.env.workers, config.env.timeout_s, config.env.memory_limit_mb)
+    pool = EnvPool(workers=config.env.workers, timeout_s=config.env.timeout_s,
+                   memory_limit_mb=config.env.memory_limit_mb)
     # Sized now, with the parameters and optimizer state resident: a KV budget too small fails here.
     generator = make_generator(rollout.engine, policy, max_prompt_tokens=rollout.max_prompt_tokens,
                                max_new_tokens=rollout.max_response_tokens,

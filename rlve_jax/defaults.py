@@ -313,6 +313,8 @@ def _relations(c: ml_collections.ConfigDict) -> list[str]:
     if c.loss.overlong_buffer >= c.rollout.max_response_tokens:
         problems.append(f"loss.overlong_buffer={c.loss.overlong_buffer} must be below "
                         f"rollout.max_response_tokens={c.rollout.max_response_tokens}")
+    if c.rollout.partial_rollouts and c.rollout.engine != "continuous":
+        problems.append("rollout.partial_rollouts=True needs rollout.engine='continuous'")
     if [c.mesh.data, c.mesh.fsdp, c.mesh.tensor].count(-1) > 1:
         problems.append("at most one of mesh.data, mesh.fsdp, mesh.tensor may be -1 (the remaining devices)")
     return problems or _environment_problems(c)

@@ -346,8 +346,8 @@ def run_suite(config, policy, workdir: Path, problems: Sequence[CodeProblem], sa
               samples: int, write: bool = True) -> dict:
     """Sample, extract, judge in the sandbox; write <workdir>/livecodebench_{responses.jsonl,summary.json}."""
     start = time.perf_counter()
-    responses = generate_responses(policy, problems, eval_settings(config, samples), config.seed, config.rollout,
-                                   config.eval.batch_prompts)
+    responses = generate_responses(policy, problems, eval_settings(config.eval, config.rollout, samples), config.seed,
+                                   config.rollout, config.eval.batch_prompts)
     generated = time.perf_counter()
     programs = [[extract_program(r) for r in row] for row in responses]
     judgements = judge_all(problems, programs, sandbox, config.eval.code_timeout_s,

@@ -202,7 +202,7 @@ class HeldoutEval:
         self.policy, self.pool, self.every, self.seed = policy, pool, config.eval.every, config.seed
         self.batch_prompts = config.eval.batch_prompts
         self.problems = heldout_subset(load_problems(), config.eval.problems)
-        self.settings = eval_settings(config, 1)
+        self.settings = eval_settings(config.eval, config.rollout, 1)
         self.generator = eval_generator(policy, self.problems, self.settings, config.rollout)
 
     def __call__(self, step: int) -> dict[str, float]:
@@ -251,11 +251,11 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
     code_suite = code_eval.prepare(config) if code else None  # data and sandbox checked before the model loads
     policy = eval_policy(config, workdir)
     results = {}
-    with EnvPool(config.env.workers, config.env.timeout_s, config.env.memory_limit_mb,
+    with EnvPool(workers=config.env.workers, timeout_s=config.env.timeout_s, memory_limit_mb=config.env.memory_limit_mb,
                  extra_envs=list(JUDGES.values())) as pool:
         for name, (problems, samples) in suites.items():
             ks = sorted({1, samples} | ({8} if samples >= 8 else set()))
-            settings = eval_settings(config, samples)
+            settings = eval_settings(config.eval, config.rollout, samples)
             generator = eval_generator(policy, problems, settings, config.rollout)
             summary, records, seconds = evaluate_problems(policy, pool, problems, settings, generator, config.seed,
                                                           ks, config.eval.batch_prompts, config.log.progress)

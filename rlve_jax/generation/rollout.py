@@ -209,8 +209,11 @@ def answer_completion(prompt_format: PromptFormat, answer: str) -> str:
     return f"{closing}{start}{answer}{end}"
 
 
-def eval_settings(config: ml_collections.ConfigDict, samples: int) -> SamplingSettings:
-    """Sampling for evaluation: config.eval's temperature, top-p and length (else the rollout's)."""
-    return SamplingSettings(samples, config.eval.max_response_tokens or config.rollout.max_response_tokens,
-                            config.eval.temperature, config.eval.top_p, -1, None,
-                            config.rollout.cache_budget_tokens or None)
+def eval_settings(eval_config: ml_collections.ConfigDict, rollout: ml_collections.ConfigDict,
+                  samples: int) -> SamplingSettings:
+    """Sampling for evaluation: the eval section's temperature, top-p and length (else the rollout's), every
+    prompt kept, the rollout's KV budget."""
+    max_new_tokens = eval_config.max_response_tokens or rollout.max_response_tokens
+    return SamplingSettings(samples=samples, max_new_tokens=max_new_tokens,
+                            temperature=eval_config.temperature, top_p=eval_config.top_p,
+                            cache_budget_tokens=rollout.cache_budget_tokens or None)

@@ -66,9 +66,10 @@ def rank_within(owner: np.ndarray) -> np.ndarray:
 
 
 def sampling_settings(rollout: ml_collections.ConfigDict) -> SamplingSettings:
-    return SamplingSettings(rollout.samples_per_prompt, rollout.max_response_tokens, rollout.temperature,
-                            rollout.top_p, rollout.top_k, rollout.max_prompt_tokens,
-                            rollout.cache_budget_tokens or None)
+    return SamplingSettings(samples=rollout.samples_per_prompt, max_new_tokens=rollout.max_response_tokens,
+                            temperature=rollout.temperature, top_p=rollout.top_p, top_k=rollout.top_k,
+                            max_prompt_tokens=rollout.max_prompt_tokens,
+                            cache_budget_tokens=rollout.cache_budget_tokens or None)
 
 
 class Collector:
@@ -84,7 +85,7 @@ class Collector:
         self.sampling = sampling_settings(rollout)
         self.partial = rollout.partial_rollouts
         if self.partial and not isinstance(generator, Engine):
-            raise ValueError("rollout.partial_rollouts=True needs rollout.engine='continuous'")
+            raise TypeError("partial rollouts decode in the continuous Engine (rollout.engine='continuous')")
         if self.partial and jax.process_count() > 1:
             raise ValueError("rollout.partial_rollouts=True runs on one process (each process would stop its "
                              "decoding on its own): set --config.rollout.partial_rollouts=False")

@@ -69,7 +69,8 @@ class Learner:
         self.tx = make_optimizer(optim)
         self.opt_state = init_optimizer(self.tx, policy.params, mesh)
         model_config = nnx.merge(policy.graphdef, policy.params, policy.rest).config
-        loss_config = dapo.LossConfig(loss.clip_low, loss.clip_high, loss.tis_clip, loss.aggregation)
+        loss_config = dapo.LossConfig(clip_low=loss.clip_low, clip_high=loss.clip_high, tis_clip=loss.tis_clip,
+                                      aggregation=loss.aggregation)
         micro_loss = make_micro_loss(policy.graphdef, policy.rest, loss_config, rollout.temperature,
                                      logits_tokens(train, model_config))
         acc_shardings = accumulator_shardings(micro_loss, policy.params, mesh)
