@@ -63,11 +63,13 @@ def build_trainer(config: ml_collections.ConfigDict, workdir: str | Path) -> Tra
     workdir.mkdir(parents=True, exist_ok=True)
     env_names = registry.resolve(config.env.collection)
     envs = dict(zip(env_names, registry.make_all(env_names)))  # fails listing what is missing
-    check_model_config(config)
-    tokenizer, prompt_format = load_tokenizer(config, env_names, workdir)
-    model_config = model_config_of(config, tokenizer)
+    check_model_config(config.model)
+    tokenizer, prompt_format = load_tokenizer(config.tokenizer, model_path=config.model.path, env_names=env_names,
+                                              workdir=workdir)
+    model_config = model_config_of(config.model, tokenizer)
     check_fits(config, model_config)  # before any weight is read: a config that cannot fit fails in seconds
-    policy = build_policy(config, tokenizer, prompt_format, model_config)
+    policy = build_policy(model_config, tokenizer, prompt_format, mesh=config.mesh, model_path=config.model.path,
+                          seed=config.seed)
     rollout = config.rollout
     learner = Learner(policy, optim=config.optim, loss=config.loss, train=config.train, rollout=rollout,
                       reward_key=config.env.reward_key)

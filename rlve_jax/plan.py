@@ -91,7 +91,7 @@ def model_config_for(config: ml_collections.ConfigDict) -> tuple[ModelConfig, st
     with the config tree's numerics, and where it came from."""
     from rlve_jax.models.policy import model_overrides
 
-    overrides = model_overrides(config)
+    overrides = model_overrides(config.model)
     if config.model.path:
         return ModelConfig.from_hf(config.model.path, **overrides), f"{config.model.path}/config.json"
     if config.model.preset:

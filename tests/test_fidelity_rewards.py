@@ -167,7 +167,8 @@ def test_chat_prompt_switch(tmp_path, boxed_instruction):
     config = defaults.base_config()
     config.tokenizer.path = qwen
     config.tokenizer.boxed_instruction = boxed_instruction
-    tokenizer, prompt_format = policy.load_tokenizer(config, [], tmp_path)
+    tokenizer, prompt_format = policy.load_tokenizer(config.tokenizer, model_path="", env_names=[],
+                                                     workdir=tmp_path)
     problem = registry.make("ShortestPath").generate(2, 0)
     content = f"{problem.prompt}\n\n{BOXED_INSTRUCTION}" if boxed_instruction else problem.prompt
     expected = AutoTokenizer.from_pretrained(qwen).apply_chat_template(

@@ -51,10 +51,11 @@ class Policy:
         return self.tokenizer.encode(self.prompt_format.render(problem.prompt))
 
 
-def load_tokenizer(config: ml_collections.ConfigDict, env_names: Sequence[str],
+def load_tokenizer(tokenizer: ml_collections.ConfigDict, *, model_path: str, env_names: Sequence[str],
                    workdir: Path) -> tuple[Tokenizer, PromptFormat]:
-    """The tokenizer (model directory, a given directory, or the tiny run's own) and the prompt format."""
-    path = config.tokenizer.path or config.model.path
+    """The tokenizer (the tokenizer section's path, the model directory, or the tiny run's own built from the
+    environments' prompts) and the prompt format."""
+    path = tokenizer.path or model_path
     if path == "tiny":  # process 0 trains it into the (shared) workdir, the others wait and read it
         path = Path(workdir) / "tokenizer"
         if distributed.is_primary():
@@ -63,52 +64,54 @@ def load_tokenizer(config: ml_collections.ConfigDict, env_names: Sequence[str],
     if not path or not (Path(path) / "tokenizer.json").is_file():
         raise FileNotFoundError(f"no tokenizer.json in {str(path)!r}: pass --config.tokenizer.path=DIR (or a "
                                 "--config.model.path that holds one, or 'tiny' for the tiny run's tokenizer)")
-    tokenizer = Tokenizer.from_dir(path)
-    instruction = "default" if config.tokenizer.boxed_instruction else None  # None: the original's exact prompt
-    return tokenizer, PromptFormat.make(config.tokenizer.prompt_format, tokenizer, instruction)
+    loaded = Tokenizer.from_dir(path)
+    instruction = "default" if tokenizer.boxed_instruction else None  # None: the original's exact prompt
+    return loaded, PromptFormat.make(tokenizer.prompt_format, loaded, instruction)
 
 
-def check_model_config(config: ml_collections.ConfigDict) -> None:
+def check_model_config(model: ml_collections.ConfigDict) -> None:
     """Fail at once, saying what to pass, when no usable model is configured."""
-    if not config.model.path and not config.model.preset:
+    if not model.path and not model.preset:
         raise ValueError("no model: pass --config.model.path=DIR (a local HF checkpoint directory with "
                          "config.json and *.safetensors) or --config.model.preset=NAME for a random init")
-    if config.model.path and not (Path(config.model.path) / "config.json").is_file():
-        raise FileNotFoundError(f"--config.model.path={config.model.path!r} is not a HF checkpoint directory "
+    if model.path and not (Path(model.path) / "config.json").is_file():
+        raise FileNotFoundError(f"--config.model.path={model.path!r} is not a HF checkpoint directory "
                                 "(no config.json there); pass the directory that holds config.json and "
                                 "the *.safetensors files")
 
 
-def model_overrides(config: ml_collections.ConfigDict) -> dict[str, Any]:
-    """The ModelConfig fields the config tree sets (numerics, layer loop, attention)."""
-    return {"remat": config.model.remat, "scan_layers": config.model.scan_layers,
-            "param_dtype": config.model.dtype, "compute_dtype": config.model.dtype,
-            "attention_impl": attention.resolve(config.model.attention_impl)}
+def model_overrides(model: ml_collections.ConfigDict) -> dict[str, Any]:
+    """The ModelConfig fields the model section sets (numerics, layer loop, attention)."""
+    return {"remat": model.remat, "scan_layers": model.scan_layers, "param_dtype": model.dtype,
+            "compute_dtype": model.dtype, "attention_impl": attention.resolve(model.attention_impl)}
 
 
-def model_config_of(config: ml_collections.ConfigDict, tokenizer: Tokenizer) -> model_lib.ModelConfig:
+def model_config_of(model: ml_collections.ConfigDict, tokenizer: Tokenizer) -> model_lib.ModelConfig:
     """The model's shape and numerics, without its weights: the checkpoint's config.json, or a preset sized to
     the tokenizer. The memory plan needs only this, so it runs before any weight is read."""
-    if config.model.path:
-        return model_lib.ModelConfig.from_hf(config.model.path, **model_overrides(config))
-    return model_lib.ModelConfig.preset(config.model.preset, vocab_size=tokenizer.vocab_size, **model_overrides(config))
+    if model.path:
+        return model_lib.ModelConfig.from_hf(model.path, **model_overrides(model))
+    return model_lib.ModelConfig.preset(model.preset, vocab_size=tokenizer.vocab_size, **model_overrides(model))
 
 
-def build_policy(config: ml_collections.ConfigDict, tokenizer: Tokenizer, prompt_format: PromptFormat,
-                 model_config: model_lib.ModelConfig) -> Policy:
-    """Meshes and weights: the HF checkpoint loaded onto the mesh, or the preset initialised from the seed."""
-    mesh = sharding.make_mesh(config.mesh.data, config.mesh.fsdp, config.mesh.tensor)
-    sampler_mesh = sharding.sampler_mesh(mesh, config.mesh.sampler_tensor or config.mesh.tensor)
-    if config.model.path:
-        model = convert.load_hf(config.model.path, model_config, mesh=mesh)
+def build_policy(model_config: model_lib.ModelConfig, tokenizer: Tokenizer, prompt_format: PromptFormat, *,
+                 mesh: ml_collections.ConfigDict, model_path: str, seed: int) -> Policy:
+    """Meshes and weights: the HF checkpoint at model_path loaded onto the mesh, or the model initialised from
+    the seed."""
+    train_mesh = sharding.make_mesh(mesh.data, mesh.fsdp, mesh.tensor)
+    sampler_mesh = sharding.sampler_mesh(train_mesh, mesh.sampler_tensor or mesh.tensor)
+    if model_path:
+        model = convert.load_hf(model_path, model_config, mesh=train_mesh)
     else:
-        model = sharding.shard_model(model_lib.Transformer(model_config, rngs=nnx.Rngs(config.seed)), mesh)
+        model = sharding.shard_model(model_lib.Transformer(model_config, rngs=nnx.Rngs(seed)), train_mesh)
     graphdef, params, rest = nnx.split(model, nnx.Param, ...)
-    return Policy(graphdef, params, rest, tokenizer, prompt_format, mesh, sampler_mesh)
+    return Policy(graphdef, params, rest, tokenizer, prompt_format, train_mesh, sampler_mesh)
 
 
 def load_policy(config: ml_collections.ConfigDict, env_names: Sequence[str], workdir: Path) -> Policy:
     """Tokenizer, model config and weights in one call (evaluation, export, tests)."""
-    check_model_config(config)
-    tokenizer, prompt_format = load_tokenizer(config, env_names, workdir)
-    return build_policy(config, tokenizer, prompt_format, model_config_of(config, tokenizer))
+    check_model_config(config.model)
+    tokenizer, prompt_format = load_tokenizer(config.tokenizer, model_path=config.model.path, env_names=env_names,
+                                              workdir=workdir)
+    return build_policy(model_config_of(config.model, tokenizer), tokenizer, prompt_format, mesh=config.mesh,
+                        model_path=config.model.path, seed=config.seed)
