@@ -37,6 +37,7 @@ NAME = "livecodebench"
 JUDGE = "Benchmark/code"
 SAMPLES, PASS_K = 16, 8  # the paper's setting: Pass@8 from 16 samples per problem
 HARNESS = Path(__file__).with_name("code_harness.py")
+HARNESS_SLACK_S = 2.0  # the harness's own time per test beyond the test's limit (fork, reap, read, report)
 DIFFICULTY = {"easy": 0, "medium": 1, "hard": 2}
 # LiveCodeBench's prompt (lcb_runner/prompts/code_generation.py, generic chat style); the project's
 # chat format has no system turn, so the system sentence opens the user turn.
@@ -233,10 +234,13 @@ def functional_matches(output: str, expected: str) -> bool:
 
 
 def run_limits(problem: CodeProblem, timeout_s: float, memory_mb: int) -> Limits:
-    """LiveCodeBench's budget: timeout per test, (timeout + 1) * tests + 5 s for the whole program."""
+    """LiveCodeBench's budget: timeout per test, (timeout + 1) * tests + 5 s for the whole program; the
+    harness's stdout (one line per test) silent past timeout + HARNESS_SLACK_S ends the run, so a
+    program that stops its harness holds the judge for one test's time, not the program's."""
     return Limits(cpu_s=timeout_s + 1, wall_s=(timeout_s + 1) * len(problem.tests) + 5, memory_mb=memory_mb,
                   processes=8, output_bytes=(1 << 20) + 4 * sum(len(out) for _, out in problem.tests),
-                  disk_mb=max(64, 2 * sum(len(inp) + len(out) for inp, out in problem.tests) >> 20))
+                  disk_mb=max(64, 2 * sum(len(inp) + len(out) for inp, out in problem.tests) >> 20),
+                  stall_s=timeout_s + HARNESS_SLACK_S)
 
 
 def judge(problem: CodeProblem, program: str, sandbox: Sandbox, timeout_s: float = 6.0) -> Judgement:

@@ -5,7 +5,9 @@
 tests.json: {"mode": "stdin" | "functional", "fn_name": str, "inputs": [str], "timeout_s": float,
 "isolated": bool (in the namespace sandbox: leftovers of each test are killed)}.
 Each test runs in a forked child (fresh program state, a real stdin and stdout, its own time limit);
-one JSON line per test goes to stdout: {"test", "status": ok|error|timeout|signal, "output", "error"}.
+one JSON line per test goes to stdout: {"test", "status": ok|error|timeout|signal, "output", "error"},
+after a first line {"event": "started"} (the evaluator's stall limit runs from it: a test that stops
+this harness is cut off one test's time later, as Limits.stall_s).
 Expected outputs never enter the sandbox: the evaluator compares outside, so a program that
 tampers with this harness can only lose. A compile error, error or timeout ends the run (the
 sample has failed), as in LiveCodeBench.
@@ -144,6 +146,7 @@ def main() -> None:
     except BaseException as e:  # noqa: BLE001 - SyntaxError, ValueError (null bytes), RecursionError
         emit({"test": -1, "status": "error", "error": f"compile: {type(e).__name__}: {e}"})
         return
+    emit({"event": "started"})  # from here on the evaluator ends the run if this stdout stalls past a test's time
     for index, test_input in enumerate(spec["inputs"]):
         record = _run_test(code, spec, index, test_input)
         emit(record)

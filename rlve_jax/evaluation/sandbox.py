@@ -26,14 +26,15 @@ line naming the failing step, where the kernel or the container does not allow t
 from __future__ import annotations
 
 import ctypes
+import errno
 import json
 import os
+import platform
 import resource
 import select
 import shutil
 import signal
 import socket
-import stat
 import subprocess
 import sys
 import tempfile
@@ -47,12 +48,26 @@ CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 1 << 14, 1 << 18
 MOUNT_ATTR_RDONLY, MOUNT_ATTR_NOSUID = 0x1, 0x2
-AT_FDCWD, AT_EMPTY_PATH, AT_RECURSIVE = -100, 0x1000, 0x8000
+AT_FDCWD, AT_RECURSIVE, MNT_DETACH = -100, 0x8000, 2
 OPEN_TREE_CLONE, MOVE_MOUNT_F_EMPTY_PATH = 1, 0x4
 SYS_OPEN_TREE, SYS_MOVE_MOUNT, SYS_MOUNT_SETATTR = 428, 429, 442  # the same numbers on every architecture
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+# What the fresh root holds besides the interpreter's own directories (symlinks stay symlinks).
+SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+NEW_ROOT_MOUNT = "/tmp"  # where, in the launcher's private mount namespace, the fresh root is assembled
+PLAIN_USER = ("the namespace sandbox needs a root evaluator: under a plain user the program would run with "
+              "the evaluator's own uid and groups (its files, its sockets); run the evaluator as root "
+              "(a container or VM) or set eval.sandbox=none (Sandbox(isolation='none')) to run model-written "
+              "code without isolation")
+NO_MEMORY_BOUND = ("no memory cgroup can be made here (a run's memfd, shared memory and kernel objects would be "
+                   "unbounded): run the evaluator as root where the memory cgroup is writable, or set "
+                   "eval.sandbox=none (Sandbox(isolation='none')) to run model-written code without isolation")
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 WORKDIR = "/tmp"  # inside the sandbox: a fresh tmpfs
 LAUNCH_SLACK_S = 5.0  # the caller's own deadline beyond the wall limit (namespace setup, teardown)
+RUN_MEMORY_SLACK_MB = 128  # a run's memory beyond its program's address space: harness, init, launcher
+CGROUP_PREFIX = "rlve-sandbox-"  # a run's memory cgroup: <evaluator's cgroup>/rlve-sandbox-<server>-<launcher>
 
 
 class SandboxUnavailable(RuntimeError):
@@ -69,12 +84,21 @@ class Limits:
     processes: int = 32  # tasks (processes and threads) alive at once in the run
     output_bytes: int = 1 << 24  # stdout cap (stderr: a 64 KiB tail is kept, also capped at this size)
     disk_mb: int = 64  # the tmpfs working directory's size; also RLIMIT_FSIZE
+    inodes: int = 4096  # files, directories and links the working directory can hold (tmpfs nr_inodes)
     open_files: int = 256  # RLIMIT_NOFILE
+    stall_s: float = 0.0  # once stdout has begun, the run ends ("stalled") when it is silent this long; 0 = never
+
+    @property
+    def run_memory_mb(self) -> int:
+        """The run's memory cgroup limit: every page the run holds (processes, files in its working
+        directory, memfd and shared memory, kernel objects), beyond one process's address space."""
+        return self.memory_mb + self.disk_mb + RUN_MEMORY_SLACK_MB
 
 
 @dataclass
 class Result:
-    """status: "ok" (exit 0), "exit" (non-zero code), "signal", "timeout", "output_limit" or "error"."""
+    """status: "ok" (exit 0), "exit" (non-zero code), "signal", "timeout", "stalled" (stdout silent past
+    Limits.stall_s), "output_limit" or "error"."""
 
     status: str
     exit_code: int | None = None
@@ -87,7 +111,7 @@ class Result:
 
     @property
     def verdict(self) -> str:
-        """A short human verdict: ok, exit 1, SIGKILL, cpu time limit, wall time limit, output limit."""
+        """A short human verdict: ok, exit 1, SIGKILL, cpu time limit, wall time limit, stdout stalled, output limit."""
         if self.status == "signal":
             try:
                 name = signal.Signals(self.signal).name
@@ -96,7 +120,8 @@ class Result:
             return {"SIGXCPU": "cpu time limit", "SIGXFSZ": "file size limit"}.get(name, name)
         if self.status == "exit":
             return f"exit {self.exit_code}"
-        return {"timeout": "wall time limit", "output_limit": "output limit"}.get(self.status, self.status)
+        return {"timeout": "wall time limit", "stalled": "stdout stalled", "output_limit": "output limit"}.get(
+            self.status, self.status)
 
 
 def minimal_env() -> dict[str, str]:
@@ -144,6 +169,10 @@ _PROBED: dict[tuple[str, int], str] = {}
 
 def _probe(box: Sandbox) -> str:
     """'' when a trivial program runs isolated (no network interface but loopback); else the reason."""
+    if os.geteuid() != 0:
+        return PLAIN_USER
+    if platform.machine() not in SYS_PIVOT_ROOT:
+        return f"the namespace sandbox supports {sorted(SYS_PIVOT_ROOT)}, not {platform.machine()}"
     code = "import socket, os; print(len(socket.if_nameindex()), os.getcwd())"
     result = _run_isolated([sys.executable, "-I", "-S", "-c", code], {}, b"", Limits(wall_s=20.0), box.uid)
     if result.status != "ok":
@@ -214,7 +243,7 @@ def _run_isolated(argv: list[str], files: dict[str, bytes], stdin: bytes, limits
         report = json.loads(status) if status else {}
     except ValueError:
         report = {}
-    if verdict == "output_limit" or (not verdict and report.get("status") is None):
+    if verdict in ("output_limit", "stalled") or (not verdict and report.get("status") is None):
         detail = report.get("error", "") or ("" if verdict else "the sandbox launcher exited without a status")
         return Result(verdict or "error", stdout=out, stderr=err, wall_s=wall, detail=detail)
     if verdict == "timeout":  # the launcher's own timer fires first; this is the backstop
@@ -241,9 +270,11 @@ def _kill(send) -> None:
 def _collect(writer: int | None, data: bytes, out_fd: int, err_fd: int, status_fd: int | None, limits: Limits,
              deadline_s: float, kill) -> tuple[bytes, bytes, bytes, str, float]:
     """Feed `data` to `writer` (then close it); read stdout, stderr (a 64 KiB tail) and the status until
-    every writer is gone, the deadline passes or stdout/stderr pass the cap (then `kill()`).
-    Returns (stdout, stderr, status, "" | "timeout" | "output_limit", seconds)."""
+    every writer is gone, the deadline passes, stdout stalls (limits.stall_s) or stdout/stderr pass the
+    cap (then `kill()`).
+    Returns (stdout, stderr, status, "" | "timeout" | "stalled" | "output_limit", seconds)."""
     start = time.monotonic()
+    last_output = None  # when stdout last grew (the stall limit runs from its first byte)
     buffers = {out_fd: bytearray(), err_fd: bytearray()}
     if status_fd is not None:
         buffers[status_fd] = bytearray()
@@ -256,9 +287,12 @@ def _collect(writer: int | None, data: bytes, out_fd: int, err_fd: int, status_f
             os.close(writer)
             writer = None
             continue
-        remaining = deadline_s - (time.monotonic() - start)
+        now = time.monotonic()
+        remaining = deadline_s - (now - start)
+        if limits.stall_s > 0 and last_output is not None:
+            remaining = min(remaining, limits.stall_s - (now - last_output))
         if remaining <= 0:
-            verdict = "timeout"
+            verdict = "timeout" if now - start >= deadline_s else "stalled"
             break
         readable, writable, _ = select.select(list(readers), [writer] if writer is not None else [], [], remaining)
         if writable:
@@ -273,6 +307,8 @@ def _collect(writer: int | None, data: bytes, out_fd: int, err_fd: int, status_f
                 continue
             buffer = buffers[fd]
             buffer += chunk
+            if fd == out_fd:
+                last_output = time.monotonic()
             if fd == err_fd and len(buffer) > 1 << 16:
                 del buffer[:-(1 << 16)]  # keep the tail: the traceback
             if fd != status_fd and len(buffer) > limits.output_bytes:
@@ -389,71 +425,162 @@ class _MountAttr(ctypes.Structure):
                 ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
 
 
-def _readonly_tree() -> None:
-    """Every mount, recursively, read-only and nosuid (mount_setattr, Linux 5.12+)."""
-    attr = _MountAttr(MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0, 0, 0)
-    _sys("syscall", ctypes.c_long(SYS_MOUNT_SETATTR), ctypes.c_int(AT_FDCWD), b"/", ctypes.c_uint(AT_RECURSIVE),
-         ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)))
+def _setattr(path: str, flags: int, recursive: bool = True) -> None:
+    """Set mount attributes on the mount at `path` (and every mount below it): mount_setattr, Linux 5.12+."""
+    attr = _MountAttr(flags, 0, 0, 0)
+    _sys("syscall", ctypes.c_long(SYS_MOUNT_SETATTR), ctypes.c_int(AT_FDCWD), path.encode(),
+         ctypes.c_uint(AT_RECURSIVE if recursive else 0), ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)))
 
 
-def _expose(paths: list[str], uid: int) -> None:
-    """For paths below a directory `uid` cannot traverse (e.g. /root): cover that directory with an
-    empty tmpfs and move in bind mounts of just these paths, at their own names."""
-    def blocked(directory: str) -> bool:
-        st = os.stat(directory)
-        bit = stat.S_IXUSR if st.st_uid == uid else stat.S_IXGRP if st.st_gid == uid else stat.S_IXOTH
-        return not st.st_mode & bit
+def _clone_tree(path: str) -> int:
+    """A detached copy of the mount tree at `path` (a directory or a file): open_tree, Linux 5.2+."""
+    return _sys("syscall", ctypes.c_long(SYS_OPEN_TREE), ctypes.c_int(AT_FDCWD), path.encode(),
+                ctypes.c_uint(OPEN_TREE_CLONE | AT_RECURSIVE))
 
-    covers: dict[str, list[str]] = {}
-    for path in paths:
-        parts = path.strip("/").split("/")
-        for i in range(1, len(parts)):
-            top = "/" + "/".join(parts[:i])
-            if blocked(top):
-                covers.setdefault(top, []).append(path)
-                break
-    for top, inner in covers.items():
-        inner = [p for p in inner if not any(p != q and p.startswith(q + "/") for q in inner)]
-        trees = [_sys("syscall", ctypes.c_long(SYS_OPEN_TREE), ctypes.c_int(AT_FDCWD), p.encode(),
-                      ctypes.c_uint(OPEN_TREE_CLONE | AT_RECURSIVE)) for p in inner]
-        _mount("tmpfs", top, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
-        for path, tree in zip(inner, trees):
-            os.makedirs(path, exist_ok=True)
-            _sys("syscall", ctypes.c_long(SYS_MOVE_MOUNT), ctypes.c_int(tree), b"", ctypes.c_int(AT_FDCWD),
-                 path.encode(), ctypes.c_uint(MOVE_MOUNT_F_EMPTY_PATH))
-            os.close(tree)
+
+def _attach_tree(tree: int, target: str) -> None:
+    _sys("syscall", ctypes.c_long(SYS_MOVE_MOUNT), ctypes.c_int(tree), b"", ctypes.c_int(AT_FDCWD), target.encode(),
+         ctypes.c_uint(MOVE_MOUNT_F_EMPTY_PATH))
+    os.close(tree)
+
+
+def _outermost(paths: list[str]) -> list[str]:
+    """The paths not below another one of them (or below a system directory)."""
+    inside = lambda p, q: p == q or p.startswith(q.rstrip("/") + "/")  # noqa: E731
+    tops = ["/" + name for name in SYSTEM_DIRS]
+    paths = sorted({os.path.normpath(p) for p in paths if os.path.isdir(p) and not any(inside(p, t) for t in tops)})
+    return [p for i, p in enumerate(paths) if not any(inside(p, q) for q in paths[:i])]
+
+
+def memory_cgroup_parent() -> str:
+    """The directory where runs' memory cgroups are made: this process's own memory cgroup (v1, or v2
+    with the memory controller enabled for its children), if root may write there; '' otherwise."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            own = [line.rstrip("\n").split(":", 2) for line in f]
+        with open("/proc/self/mountinfo") as f:
+            mounts = [line.split() for line in f]
+    except OSError:
+        return ""
+    for _, controllers, path in own:
+        v2 = controllers == ""
+        if not v2 and "memory" not in controllers.split(","):
+            continue
+        for fields in mounts:
+            dash = fields.index("-")
+            fstype, options = fields[dash + 1], fields[dash + 3].split(",")
+            if (fstype == "cgroup2") if v2 else (fstype == "cgroup" and "memory" in options):
+                mount_root, where = fields[3], fields[4]
+                if mount_root != "/" and not path.startswith(mount_root):
+                    continue
+                directory = os.path.join(where, path[len(mount_root):].lstrip("/") if mount_root != "/"
+                                         else path.lstrip("/"))
+                if v2 and not _v2_memory_enabled(directory):
+                    continue
+                if os.access(directory, os.W_OK):
+                    return directory
+    return ""
+
+
+def _v2_memory_enabled(directory: str) -> bool:
+    try:
+        with open(os.path.join(directory, "cgroup.subtree_control")) as f:
+            if "memory" in f.read().split():
+                return True
+        with open(os.path.join(directory, "cgroup.subtree_control"), "w") as f:
+            f.write("+memory")  # refused (EBUSY) where processes live in this cgroup itself
+        return True
+    except OSError:
+        return False
+
+
+def _join_memory_cgroup(parent: str, limits: dict) -> None:
+    """Move this launcher (and so the whole run) into a fresh memory cgroup capped at the run's memory."""
+    path = os.path.join(parent, f"{CGROUP_PREFIX}{os.getppid()}-{os.getpid()}")
+    os.mkdir(path)
+    cap = str(Limits(**limits).run_memory_mb << 20)
+    v1 = os.path.exists(os.path.join(path, "memory.limit_in_bytes"))
+    settings = ([("memory.limit_in_bytes", cap), ("memory.memsw.limit_in_bytes", cap)] if v1 else
+                [("memory.max", cap), ("memory.swap.max", "0")])
+    for name, value in settings + [("cgroup.procs", str(os.getpid()))]:
+        if name.startswith("cgroup") or os.path.exists(os.path.join(path, name)):
+            with open(os.path.join(path, name), "w") as f:
+                f.write(value)
+
+
+def _build_root(spec: dict, uid: int) -> None:
+    """Pivot into a fresh root (needs real root, in a private mount namespace): a small read-only tmpfs
+    holding clones of the system directories, of the interpreter's directories and of a few device
+    files, a fresh /proc (so that the run's own /proc may be mounted later), and the run's working
+    directory, a tmpfs with a size and an inode cap. Nothing else of the host's tree stays reachable."""
+    limits = spec["limits"]
+    links = {name: os.readlink("/" + name) for name in SYSTEM_DIRS if os.path.islink("/" + name)}
+    system = [name for name in SYSTEM_DIRS if name not in links and os.path.isdir("/" + name)]
+    interpreter = _outermost(spec["expose"])
+    trees = {**{"/" + name: _clone_tree("/" + name) for name in system},
+             **{path: _clone_tree(path) for path in interpreter},
+             **{path: _clone_tree(path) for path in SYSTEM_FILES if os.path.exists(path)}}
+    new_root = NEW_ROOT_MOUNT
+    _mount("tmpfs", new_root, "tmpfs", MS_NOSUID | MS_NODEV, "size=256k,nr_inodes=512,mode=0755")
+    for name, target in links.items():
+        os.symlink(target, os.path.join(new_root, name))
+    for path in ("/proc", "/dev", WORKDIR):
+        os.makedirs(new_root + path, mode=0o755, exist_ok=True)
+    in_workdir = {p: t for p, t in trees.items() if p == WORKDIR or p.startswith(WORKDIR + "/")}
+    for path, tree in trees.items():
+        if path in in_workdir:
+            continue
+        target = new_root + path
+        if os.path.isdir(path):
+            os.makedirs(target, mode=0o755, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+            open(target, "wb").close()
+        _attach_tree(tree, target)
+    _setattr(new_root, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID)
+    # Writable: the launcher writes its user namespace's maps there; the run's own /proc covers it.
+    _mount("proc", new_root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    workdir = new_root + WORKDIR
+    _mount("tmpfs", workdir, "tmpfs", MS_NOSUID | MS_NODEV,
+           f"size={limits['disk_mb']}m,nr_inodes={limits['inodes']},mode=0700,uid={uid},gid={uid}")
+    for path, tree in in_workdir.items():  # an interpreter in a venv under /tmp: read-only, over the workdir
+        os.makedirs(new_root + path, mode=0o755, exist_ok=True)
+        _attach_tree(tree, new_root + path)
+        _setattr(new_root + path, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID)
+    for name, data in [*spec["files"].items(), (".stdin", spec["stdin"])]:
+        path = os.path.join(workdir, name)
+        with open(path, "wb") as f:
+            f.write(data.encode("latin-1"))
+        os.chown(path, uid, uid)
+    os.chdir(new_root)
+    _sys("syscall", ctypes.c_long(SYS_PIVOT_ROOT[platform.machine()]), b".", b".")  # the old root lies under "."
+    _sys("umount2", b".", ctypes.c_int(MNT_DETACH))
+    os.chdir("/")
 
 
 def _enter_namespaces(spec: dict) -> None:
-    """The mount view and the namespaces; afterwards this process is unprivileged outside them."""
-    limits = spec["limits"]
-    root = os.geteuid() == 0
-    uid = spec["uid"] if root else os.geteuid()
-    gid = spec["uid"] if root else os.getegid()
-    if root:  # reach the interpreter with real privileges, then drop them
-        _sys("unshare", ctypes.c_int(CLONE_NEWNS))
-        _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing below propagates back to the host
-        _expose(spec["expose"], uid)
-        os.setgroups([])
-        os.setresgid(gid, gid, gid)
-        os.setresuid(uid, uid, uid)
-        # A uid change makes the process non-dumpable, which leaves /proc/self/*_map owned by root.
-        _sys("prctl", ctypes.c_int(PR_SET_DUMPABLE), ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
-             ctypes.c_ulong(0))
+    """The fresh root and the namespaces; afterwards this process is unprivileged outside them."""
+    if os.geteuid() != 0:
+        raise OSError(errno.EPERM, PLAIN_USER)
+    uid = gid = spec["uid"]
+    if not spec["cgroup"]:
+        raise OSError(errno.EPERM, NO_MEMORY_BOUND)
+    _join_memory_cgroup(spec["cgroup"], spec["limits"])
+    _sys("unshare", ctypes.c_int(CLONE_NEWNS))
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing below propagates back to the host
+    _build_root(spec, uid)
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    # A uid change makes the process non-dumpable, which leaves /proc/self/*_map owned by root.
+    _sys("prctl", ctypes.c_int(PR_SET_DUMPABLE), ctypes.c_ulong(1), ctypes.c_ulong(0), ctypes.c_ulong(0),
+         ctypes.c_ulong(0))
     # The RLIMIT_NPROC in force here also caps the new user namespace as a whole; it stays the caller's.
     _sys("unshare", ctypes.c_int(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC
                                  | CLONE_NEWUTS))
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         with open(f"/proc/self/{name}", "w") as f:
             f.write(text)
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    _readonly_tree()
-    _mount("tmpfs", WORKDIR, "tmpfs", MS_NOSUID | MS_NODEV, f"size={limits['disk_mb']}m,mode=0700,uid={uid},gid={gid}")
-    for name, data in spec["files"].items():
-        with open(os.path.join(WORKDIR, name), "wb") as f:
-            f.write(data.encode("latin-1"))
-    with open(os.path.join(WORKDIR, ".stdin"), "wb") as f:
-        f.write(spec["stdin"].encode("latin-1"))
 
 
 def _set_limits(limits: dict) -> None:
@@ -463,7 +590,8 @@ def _set_limits(limits: dict) -> None:
                         (resource.RLIMIT_AS, (limits["memory_mb"] << 20,) * 2),
                         (resource.RLIMIT_FSIZE, (file_bytes, file_bytes)),
                         (resource.RLIMIT_NOFILE, (limits["open_files"],) * 2),
-                        (resource.RLIMIT_NPROC, (limits["processes"],) * 2)):
+                        (resource.RLIMIT_NPROC, (limits["processes"],) * 2),
+                        (resource.RLIMIT_MSGQUEUE, (0, 0))):  # no POSIX message queues
         resource.setrlimit(kind, value)
 
 
@@ -512,10 +640,10 @@ def _detach_output() -> None:
     os.close(devnull)
 
 
-def _run_one(spec_fd: int, status_fd: int) -> None:
+def _run_one(spec_fd: int, status_fd: int, cgroup: str) -> None:
     """One run, in a child of the fork server (stdout/stderr already the program's pipes)."""
     with os.fdopen(spec_fd, "rb") as f:
-        spec = json.loads(f.read())
+        spec = {**json.loads(f.read()), "cgroup": cgroup}
     def report(**fields) -> None:  # closing the pipe at once lets the caller go on during the teardown
         os.write(status_fd, json.dumps(fields).encode())
         os.close(status_fd)
@@ -559,41 +687,69 @@ def _run_one(spec_fd: int, status_fd: int) -> None:
 
 
 def _serve(sock_fd: int) -> None:
-    """The fork server's loop: per request (4 fds), fork a run and answer with its pidfd."""
+    """The fork server's loop: per request (4 fds), fork a run and answer with its pidfd; remove the
+    memory cgroups of finished runs."""
     sock = socket.socket(fileno=sock_fd)  # no PDEATHSIG: the thread that started it may end; EOF ends it
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # finished runs are reaped by the kernel: no zombies
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
-    while True:
-        try:
-            message, fds, _, _ = socket.recv_fds(sock, 16, 4)
-        except OSError:
-            return
-        if not message:  # the evaluator is gone
-            return
-        if len(fds) != 4:
+    cgroup = memory_cgroup_parent() if os.geteuid() == 0 else ""
+    runs: dict[int, str] = {}  # launcher pidfd -> its memory cgroup
+    try:
+        while True:
+            ready = select.select([sock, *runs], [], [])[0]
+            for pidfd in [fd for fd in ready if fd in runs]:
+                _remove_cgroup(runs.pop(pidfd))
+                os.close(pidfd)
+            if sock not in ready:
+                continue
+            try:
+                message, fds, _, _ = socket.recv_fds(sock, 16, 4)
+            except OSError:
+                return
+            if not message:  # the evaluator is gone
+                return
+            if len(fds) != 4:
+                for fd in fds:
+                    os.close(fd)
+                continue
+            spec_fd, out_fd, err_fd, status_fd = fds
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # this run waits for its init
+                    sock.close()
+                    os.dup2(out_fd, 1)
+                    os.dup2(err_fd, 2)
+                    for fd in (out_fd, err_fd, devnull, *runs):
+                        os.close(fd)
+                    _run_one(spec_fd, status_fd, cgroup)
+                finally:
+                    os._exit(0)
             for fd in fds:
                 os.close(fd)
-            continue
-        spec_fd, out_fd, err_fd, status_fd = fds
-        pid = os.fork()
-        if pid == 0:
-            try:
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # this run waits for its init
-                sock.close()
-                os.dup2(out_fd, 1)
-                os.dup2(err_fd, 2)
-                for fd in (out_fd, err_fd, devnull):
-                    os.close(fd)
-                _run_one(spec_fd, status_fd)
-            finally:
-                os._exit(0)
-        for fd in fds:
-            os.close(fd)
-        pidfd = os.pidfd_open(pid)
-        socket.send_fds(sock, [b"p"], [pidfd])
-        os.close(pidfd)
+            pidfd = os.pidfd_open(pid)
+            socket.send_fds(sock, [b"p"], [pidfd])
+            if cgroup:
+                runs[pidfd] = os.path.join(cgroup, f"{CGROUP_PREFIX}{os.getpid()}-{pid}")
+            else:
+                os.close(pidfd)
+    finally:
+        for pidfd, path in runs.items():  # runs still going when the evaluator left: wait a moment for them
+            if select.select([pidfd], [], [], 2.0)[0]:
+                _remove_cgroup(path)
+
+
+def _remove_cgroup(path: str) -> None:
+    for _ in range(50):
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:  # the launcher failed before making it
+            return
+        except OSError:  # EBUSY: its last task is still leaving
+            time.sleep(0.002)
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--serve"]:
