@@ -1,32 +1,44 @@
 """Run untrusted programs (model-written code) in a fresh, isolated, resource-limited process.
 
-Isolation comes from Linux namespaces set up by this file itself (standard library and ctypes
-only, no system package): the evaluator starts it once as a single-threaded fork server
-(`python -I -S sandbox.py --serve FD`), which forks one launcher per run; each launcher builds
-the run's namespaces, forks the run's init, and init forks and execs the program. Each run gets:
+Isolation comes from Linux namespaces set up by this file itself (standard library and ctypes; the
+seccomp fallback below uses pyseccomp): the evaluator starts it once as a single-threaded fork
+server (`python -I -S sandbox.py --serve FD PYSECCOMP`), which forks one launcher per run; each
+launcher builds the run's root and namespaces, forks the run's init, and init forks and execs the
+program. The evaluator must be root (a container or VM); each run gets:
 
-* a new user, PID, network, mount, IPC and UTS namespace per run: no network (only a downed
-  loopback), no view of other processes (a fresh /proc), and every process left over is killed
-  by the kernel when the run's init process exits;
-* the whole filesystem remounted read-only and nosuid; a fresh size-limited tmpfs as /tmp, the
-  throwaway working directory (and $HOME), holding only the files the caller passed;
-* under root the program runs as an unprivileged uid (`uid`, default 65534), because the kernel
-  never applies RLIMIT_NPROC to root; directories it could not traverse (a Python under /root)
-  are replaced by a tmpfs that exposes only the interpreter's own prefix;
-* rlimits per process: CPU seconds, address space, file size, open files, no core dumps; a
-  process limit per run (RLIMIT_NPROC, counted per user namespace since Linux 5.14); a
-  wall-clock limit; stdout/stderr read up to a cap (the run is killed past it); a minimal
-  environment.
+* a fresh minimal root (pivot_root in a new mount namespace): a read-only tmpfs holding read-only
+  clones of the system directories (/usr, /bin, /lib..., /etc/ld.so.cache, /dev/null and a few
+  device files) and of the interpreter's own directories (its prefixes, a venv under /tmp or /root
+  included), a /proc of its own, and the run's working directory /tmp (also $HOME): a tmpfs with a
+  size and an inode cap holding only the files the caller passed. Nothing else of the host's
+  tree (data sets, homes, socket files) is reachable, and no expected output ever enters;
+* a new user, PID, network, mount, IPC and UTS namespace: no network (only a downed loopback; the
+  network namespace also scopes abstract Unix sockets), no view of other processes, and every
+  process left over is killed by the kernel when the run's init exits;
+* an unprivileged uid (`uid`, default 65534) with no supplementary groups (setgroups deny in its
+  user namespace). A plain-user evaluator is refused with one line: its programs would keep its
+  own uid and groups, since an unprivileged user namespace can map no other identity;
+* a memory bound beyond each process's address space (memfd, SysV shared memory, kernel objects):
+  a memory cgroup per run capped at Limits.run_memory_mb (the program is the OOM killer's first
+  choice), or where no cgroup can be made a seccomp filter refusing memfd_create, shmget and
+  msgget; with neither the sandbox refuses with one line (`memory_bound` picks one);
+* rlimits per process: CPU seconds, address space, file size, open files, no core dumps, no POSIX
+  message queues; a process limit per run (RLIMIT_NPROC, counted per user namespace since Linux
+  5.14); a wall-clock limit; an optional stall limit (stdout silent past Limits.stall_s ends the
+  run, so a program that stops the code harness holds the judge one test's time); stdout/stderr
+  read up to a cap (the run is killed past it); a minimal environment.
 
 `Sandbox(isolation="none")` is the explicit opt-out: a bare subprocess in a temporary directory
-with the wall-clock and output limits only. `isolation="namespaces"` refuses to run, with one
-line naming the failing step, where the kernel or the container does not allow the namespaces.
+with the wall-clock, stall and output limits only. `isolation="namespaces"` refuses to run, with
+one line naming the failing step, where the kernel or the container does not allow it.
+Linux 5.12+ (open_tree, move_mount, mount_setattr), x86_64 or aarch64.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import importlib.util
 import json
 import os
 import platform
@@ -43,6 +55,8 @@ import time
 from dataclasses import asdict, dataclass, field
 
 ISOLATIONS = ("namespaces", "none")
+MEMORY_BOUNDS = ("auto", "cgroup", "seccomp")
+SECCOMP_DENIED = ("memfd_create", "shmget", "msgget")  # memory outside any address space and the workdir's cap
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
@@ -60,9 +74,9 @@ PLAIN_USER = ("the namespace sandbox needs a root evaluator: under a plain user 
               "the evaluator's own uid and groups (its files, its sockets); run the evaluator as root "
               "(a container or VM) or set eval.sandbox=none (Sandbox(isolation='none')) to run model-written "
               "code without isolation")
-NO_MEMORY_BOUND = ("no memory cgroup can be made here (a run's memfd, shared memory and kernel objects would be "
-                   "unbounded): run the evaluator as root where the memory cgroup is writable, or set "
-                   "eval.sandbox=none (Sandbox(isolation='none')) to run model-written code without isolation")
+NO_MEMORY_BOUND = ("nothing can bound a run's memfd and shared memory here ({}): run the evaluator where a "
+                   "memory cgroup can be made or pyseccomp (pip) and libseccomp load, or set eval.sandbox=none "
+                   "(Sandbox(isolation='none')) to run model-written code without isolation")
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 WORKDIR = "/tmp"  # inside the sandbox: a fresh tmpfs
 LAUNCH_SLACK_S = 5.0  # the caller's own deadline beyond the wall limit (namespace setup, teardown)
@@ -139,16 +153,22 @@ class Sandbox:
     isolation: str = "namespaces"
     limits: Limits = field(default_factory=Limits)
     uid: int = 65534  # the unprivileged uid (and gid) programs run as when the evaluator is root
+    # What bounds the run's memory beyond each process's address space (memfd, shared memory, kernel
+    # objects): "cgroup" (a memory cgroup per run), "seccomp" (no memfd_create, shmget, msgget) or
+    # "auto" (a cgroup where one can be made here, else the seccomp filter).
+    memory_bound: str = "auto"
 
     def __post_init__(self) -> None:
         if self.isolation not in ISOLATIONS:
             raise ValueError(f"sandbox isolation must be one of {ISOLATIONS}, got {self.isolation!r}")
+        if self.memory_bound not in MEMORY_BOUNDS:
+            raise ValueError(f"sandbox memory_bound must be one of {MEMORY_BOUNDS}, got {self.memory_bound!r}")
         if self.isolation == "namespaces":
             self.check()
 
     def check(self) -> None:
         """Run a probe once per (isolation, uid) in this process; raise SandboxUnavailable if it fails."""
-        key = (self.isolation, self.uid)
+        key = (self.isolation, self.uid, self.memory_bound)
         if key not in _PROBED:
             _PROBED[key] = _probe(self)
         if _PROBED[key]:
@@ -161,10 +181,10 @@ class Sandbox:
                 raise ValueError(f"sandbox file names must be plain names, got {name!r}")
         if self.isolation == "none":
             return _run_bare(argv, files, stdin, self.limits)
-        return _run_isolated(argv, files, stdin, self.limits, self.uid)
+        return _run_isolated(argv, files, stdin, self.limits, self.uid, self.memory_bound)
 
 
-_PROBED: dict[tuple[str, int], str] = {}
+_PROBED: dict[tuple[str, int, str], str] = {}
 
 
 def _probe(box: Sandbox) -> str:
@@ -174,7 +194,8 @@ def _probe(box: Sandbox) -> str:
     if platform.machine() not in SYS_PIVOT_ROOT:
         return f"the namespace sandbox supports {sorted(SYS_PIVOT_ROOT)}, not {platform.machine()}"
     code = "import socket, os; print(len(socket.if_nameindex()), os.getcwd())"
-    result = _run_isolated([sys.executable, "-I", "-S", "-c", code], {}, b"", Limits(wall_s=20.0), box.uid)
+    result = _run_isolated([sys.executable, "-I", "-S", "-c", code], {}, b"", Limits(wall_s=20.0), box.uid,
+                           box.memory_bound)
     if result.status != "ok":
         reason = result.detail or result.stderr.decode(errors="replace")[-300:] or result.verdict
         reason = " ".join(reason.split())  # one line
@@ -217,10 +238,12 @@ def _run_bare(argv: list[str], files: dict[str, bytes], stdin: bytes, limits: Li
     return Result("ok" if code == 0 else "exit", exit_code=code, stdout=out, stderr=err, wall_s=wall)
 
 
-def _run_isolated(argv: list[str], files: dict[str, bytes], stdin: bytes, limits: Limits, uid: int) -> Result:
+def _run_isolated(argv: list[str], files: dict[str, bytes], stdin: bytes, limits: Limits, uid: int,
+                  memory_bound: str) -> Result:
     """Hand the run to the fork server; its child builds the namespaces and reports on a status pipe."""
     spec = json.dumps({"argv": argv, "files": {n: d.decode("latin-1") for n, d in files.items()},
                        "stdin": stdin.decode("latin-1"), "limits": asdict(limits), "uid": uid,
+                       "memory_bound": memory_bound,
                        "expose": _interpreter_paths()}).encode()
     pipes = [os.pipe() for _ in range(4)]  # spec, stdout, stderr, status
     (spec_r, spec_w), (out_r, out_w), (err_r, err_w), (status_r, status_w) = pipes
@@ -253,11 +276,18 @@ def _run_isolated(argv: list[str], files: dict[str, bytes], stdin: bytes, limits
 
 
 def _interpreter_paths() -> list[str]:
-    """The directories the program's Python needs to read (its binary, prefixes, their real paths)."""
-    paths = {os.path.dirname(os.path.realpath(sys.executable)), os.path.dirname(os.path.abspath(sys.executable))}
+    """The directories the program's Python needs to read: its prefixes and every directory on the way
+    from sys.executable to the binary (a venv's bin, /etc/alternatives, ...), with their real paths."""
+    paths, link, seen = set(), os.path.abspath(sys.executable), set()
+    while link not in seen:
+        seen.add(link)
+        paths.add(os.path.dirname(link))
+        if not os.path.islink(link):
+            break
+        link = os.path.normpath(os.path.join(os.path.dirname(link), os.readlink(link)))
     for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
         paths |= {os.path.abspath(prefix), os.path.realpath(prefix)}
-    return sorted(paths)
+    return sorted(paths | {os.path.realpath(p) for p in paths})
 
 
 def _kill(send) -> None:
@@ -324,6 +354,29 @@ def _collect(writer: int | None, data: bytes, out_fd: int, err_fd: int, status_f
             time.monotonic() - start)
 
 
+def _pyseccomp_path() -> str:
+    """Where the evaluator's pyseccomp lives ('' if not installed): the fork server runs without site-packages."""
+    spec = importlib.util.find_spec("pyseccomp")
+    return spec.origin if spec is not None and spec.origin else ""
+
+
+def _load_pyseccomp(path: str):
+    """pyseccomp (a ctypes binding of libseccomp) from its file, or None if it or libseccomp does not load."""
+    if not path:
+        return None
+    try:
+        spec = importlib.util.spec_from_file_location("pyseccomp", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.SyscallFilter(module.ALLOW)  # loads libseccomp
+        return module
+    except Exception:  # noqa: BLE001 - any failure to load means "no seccomp bound here"
+        return None
+
+
+_SECCOMP = None  # pyseccomp in the fork server, when it loads
+
+
 class _ForkServer:
     """One single-threaded launcher process (this file with --serve) per evaluator process: it forks a
     child per run, so a run costs a fork instead of an interpreter start. Started on first use,
@@ -358,7 +411,8 @@ class _ForkServer:
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", os.path.abspath(__file__), "--serve", str(theirs.fileno())],
+                [sys.executable, "-I", "-S", os.path.abspath(__file__), "--serve", str(theirs.fileno()),
+                 _pyseccomp_path()],
                 stdin=subprocess.DEVNULL, cwd="/", env=minimal_env(), pass_fds=(theirs.fileno(),),
                 start_new_session=True)
         finally:
@@ -563,9 +617,8 @@ def _enter_namespaces(spec: dict) -> None:
     if os.geteuid() != 0:
         raise OSError(errno.EPERM, PLAIN_USER)
     uid = gid = spec["uid"]
-    if not spec["cgroup"]:
-        raise OSError(errno.EPERM, NO_MEMORY_BOUND)
-    _join_memory_cgroup(spec["cgroup"], spec["limits"])
+    if spec["memory_bound"] == "cgroup":
+        _join_memory_cgroup(spec["cgroup"], spec["limits"])
     _sys("unshare", ctypes.c_int(CLONE_NEWNS))
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing below propagates back to the host
     _build_root(spec, uid)
@@ -602,15 +655,21 @@ def _init(spec: dict, alive_r: int, result_w: int) -> None:
              ctypes.c_ulong(0), ctypes.c_ulong(0))
         if select.select([alive_r], [], [], 0)[0]:  # the launcher died before PDEATHSIG was armed
             os._exit(1)
+        outer_proc = os.open("/proc", os.O_PATH | os.O_DIRECTORY)  # writable, unlike the run's own /proc
         _mount("proc", "/proc", "proc", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
         child = os.fork()
         if child == 0:
             try:
                 os.close(alive_r)
                 os.close(result_w)
+                # The OOM killer's first choice, before the launcher and init (a memory cgroup's limit).
+                with open(os.open("self/oom_score_adj", os.O_WRONLY, dir_fd=outer_proc), "w") as f:
+                    f.write("1000")
                 _set_limits(spec["limits"])
                 _sys("prctl", ctypes.c_int(PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0),
                      ctypes.c_ulong(0), ctypes.c_ulong(0))
+                if spec["memory_bound"] == "seccomp":
+                    _deny_kernel_memory_calls()
                 os.chdir(WORKDIR)
                 fd = os.open(os.path.join(WORKDIR, ".stdin"), os.O_RDONLY)
                 os.dup2(fd, 0)
@@ -620,6 +679,7 @@ def _init(spec: dict, alive_r: int, result_w: int) -> None:
             except BaseException as e:  # noqa: BLE001 - report anything, never return into init's code
                 os.write(2, f"sandbox: cannot start the program: {e}\n".encode())
             os._exit(127)
+        os.close(outer_proc)
         _detach_output()
         while True:
             pid, status, usage = os.wait4(-1, 0)
@@ -640,6 +700,25 @@ def _detach_output() -> None:
     os.close(devnull)
 
 
+def _memory_bound(wanted: str, cgroup: str) -> str:
+    """The bound a run gets ("cgroup" or "seccomp"); OSError naming what is missing."""
+    missing = {"cgroup": "" if cgroup else "no writable memory cgroup",
+               "seccomp": "" if _SECCOMP is not None else "pyseccomp or libseccomp does not load"}
+    for bound in (("cgroup", "seccomp") if wanted == "auto" else (wanted,)):
+        if not missing[bound]:
+            return bound
+    raise OSError(errno.EPERM, NO_MEMORY_BOUND.format("; ".join(m for b, m in missing.items()
+                                                                if wanted in ("auto", b))))
+
+
+def _deny_kernel_memory_calls() -> None:
+    """The seccomp bound: memfd_create, shmget and msgget fail with EPERM for the program."""
+    syscall_filter = _SECCOMP.SyscallFilter(_SECCOMP.ALLOW)
+    for name in SECCOMP_DENIED:
+        syscall_filter.add_rule(_SECCOMP.ERRNO(errno.EPERM), name)
+    syscall_filter.load()
+
+
 def _run_one(spec_fd: int, status_fd: int, cgroup: str) -> None:
     """One run, in a child of the fork server (stdout/stderr already the program's pipes)."""
     with os.fdopen(spec_fd, "rb") as f:
@@ -649,6 +728,7 @@ def _run_one(spec_fd: int, status_fd: int, cgroup: str) -> None:
         os.close(status_fd)
 
     try:
+        spec["memory_bound"] = _memory_bound(spec["memory_bound"], cgroup)
         _enter_namespaces(spec)
     except OSError as e:
         report(error=f"namespace setup failed: {e}")
@@ -753,4 +833,5 @@ def _remove_cgroup(path: str) -> None:
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--serve"]:
+    _SECCOMP = _load_pyseccomp(sys.argv[3])
     _serve(int(sys.argv[2]))
