@@ -165,6 +165,7 @@ def main() -> None:
         problem, row = lcb_problem()
         (BAIT / "data.jsonl").write_text(row)
         (BAIT / "data.jsonl").chmod(0o644)
+        (BAIT / "service.sock").unlink(missing_ok=True)  # left by a run that was killed
         listener.bind(str(BAIT / "service.sock"))
         os.chmod(BAIT / "service.sock", 0o777)
         listener.listen(8)

@@ -506,7 +506,8 @@ def _outermost(paths: list[str]) -> list[str]:
     """The paths not below another one of them (or below a system directory)."""
     inside = lambda p, q: p == q or p.startswith(q.rstrip("/") + "/")  # noqa: E731
     tops = ["/" + name for name in SYSTEM_DIRS]
-    paths = sorted({os.path.normpath(p) for p in paths if os.path.isdir(p) and not any(inside(p, t) for t in tops)})
+    paths = sorted({os.path.normpath(p) for p in paths
+                    if p != "/" and os.path.isdir(p) and not any(inside(p, t) for t in tops)})
     return [p for i, p in enumerate(paths) if not any(inside(p, q) for q in paths[:i])]
 
 
