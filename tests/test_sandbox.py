@@ -203,3 +203,14 @@ def test_bare_mode_is_a_plain_subprocess_with_wall_and_output_caps():
     result = bare.run(python("import sys; print(open('f').read()); sys.exit(3)"), {"f": "data"})
     assert (result.status, result.exit_code, result.stdout) == ("exit", 3, b"data\n")
     assert bare.run(python("import os, signal; os.kill(os.getpid(), signal.SIGTERM)")).verdict == "SIGTERM"
+
+
+@pytest.mark.parametrize("isolation", ["namespaces", "none"])
+def test_a_run_whose_stdout_stalls_is_ended(isolation):
+    box = Sandbox(isolation, Limits(wall_s=20, stall_s=1.0))
+    start = time.monotonic()
+    result = box.run(python("import time\nprint('started', flush=True)\ntime.sleep(30)"))
+    assert (result.status, result.verdict, result.stdout) == ("stalled", "stdout stalled", b"started\n"), result
+    assert time.monotonic() - start < 5
+    silent = box.run(python("import time\ntime.sleep(1.5)\nprint('late')"))  # the limit runs from the first byte
+    assert (silent.status, silent.stdout) == ("ok", b"late\n"), silent

@@ -75,8 +75,7 @@ PLAIN_USER = ("the namespace sandbox needs a root evaluator: under a plain user 
               "(a container or VM) or set eval.sandbox=none (Sandbox(isolation='none')) to run model-written "
               "code without isolation")
 NO_MEMORY_BOUND = ("nothing can bound a run's memfd and shared memory here ({}): run the evaluator where a "
-                   "memory cgroup can be made or pyseccomp (pip) and libseccomp load, or set eval.sandbox=none "
-                   "(Sandbox(isolation='none')) to run model-written code without isolation")
+                   "memory cgroup can be made, or install pyseccomp (pip) and libseccomp")
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 WORKDIR = "/tmp"  # inside the sandbox: a fresh tmpfs
 LAUNCH_SLACK_S = 5.0  # the caller's own deadline beyond the wall limit (namespace setup, teardown)
@@ -512,8 +511,9 @@ def _outermost(paths: list[str]) -> list[str]:
 
 
 def memory_cgroup_parent() -> str:
-    """The directory where runs' memory cgroups are made: this process's own memory cgroup (v1, or v2
-    with the memory controller enabled for its children), if root may write there; '' otherwise."""
+    """The directory where runs' memory cgroups are made ('' if none): this process's own memory cgroup
+    under cgroup v1; under v2 its own cgroup or that one's parent, whichever already hands the memory
+    controller to its children (a v2 cgroup holding processes cannot), if root may write there."""
     try:
         with open("/proc/self/cgroup") as f:
             own = [line.rstrip("\n").split(":", 2) for line in f]
@@ -528,27 +528,23 @@ def memory_cgroup_parent() -> str:
         for fields in mounts:
             dash = fields.index("-")
             fstype, options = fields[dash + 1], fields[dash + 3].split(",")
-            if (fstype == "cgroup2") if v2 else (fstype == "cgroup" and "memory" in options):
-                mount_root, where = fields[3], fields[4]
-                if mount_root != "/" and not path.startswith(mount_root):
-                    continue
-                directory = os.path.join(where, path[len(mount_root):].lstrip("/") if mount_root != "/"
-                                         else path.lstrip("/"))
-                if v2 and not _v2_memory_enabled(directory):
-                    continue
-                if os.access(directory, os.W_OK):
-                    return directory
+            if not ((fstype == "cgroup2") if v2 else (fstype == "cgroup" and "memory" in options)):
+                continue
+            mount_root, where = fields[3], fields[4]
+            if mount_root != "/" and path != mount_root and not path.startswith(mount_root + "/"):
+                continue
+            directory = os.path.join(where, path[len(mount_root):].lstrip("/") if mount_root != "/"
+                                     else path.lstrip("/"))
+            for candidate in ([directory, os.path.dirname(directory)] if v2 else [directory]):
+                if (not v2 or _hands_down_memory(candidate)) and os.access(candidate, os.W_OK):
+                    return candidate
     return ""
 
 
-def _v2_memory_enabled(directory: str) -> bool:
+def _hands_down_memory(directory: str) -> bool:
     try:
         with open(os.path.join(directory, "cgroup.subtree_control")) as f:
-            if "memory" in f.read().split():
-                return True
-        with open(os.path.join(directory, "cgroup.subtree_control"), "w") as f:
-            f.write("+memory")  # refused (EBUSY) where processes live in this cgroup itself
-        return True
+            return "memory" in f.read().split()
     except OSError:
         return False
 
