@@ -1,0 +1,318 @@
+"""The adaptive gym behind the HTTP service: scheduler-driven problems, pooled verification, durable state.
+
+The rule is the trainer's (rlve_jax/trainer.py `make_scheduler`, rlve_jax/rl/collector.py): problems come
+from `scheduler.sample()` (environment uniform, level uniform in its window, seeds 0, 1, 2, ...) and are
+generated in the EnvPool; each verdict counts as `Rollout(env, difficulty, accuracy)`, and one verify request
+is one `scheduler.update(...)` call, as one training step is (send a step's verdicts in one request and
+the levels move exactly as in training).
+
+Threads: the scheduler and the database live on one thread ("state"), the pool on another ("pool"); the
+event loop only awaits them. Verify requests arriving while the pool is busy are verified together in its
+next batch (the pool's own limits apply per item: wall-clock timeout, address-space limit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import dataclasses
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from prometheus_client import CollectorRegistry, Histogram
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import Problem, Verdict
+from rlve_jax.gym.integrations import PROMPT_FORMATS, markers_for, wrap_prompt
+from rlve_jax.gym.pool import EnvPool
+from rlve_jax.gym.scheduler import AdaptiveScheduler, Rollout, StaticScheduler
+from rlve_jax.gym.serve_state import LoggedVerdict, StateStore
+
+SCHEDULER_KINDS = ("adaptive", "static")
+PROBLEM_CACHE_SIZE = 65_536  # problems kept in memory (the rest are read back from the database)
+LATENCY_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+class UnknownProblem(KeyError):
+    """A verify request named a problem this service never handed out."""
+
+
+class RequestConflict(ValueError):
+    """A request id already used by a request of another kind."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SchedulerSettings:
+    """The training config's scheduler keys (rlve_jax/defaults.py scheduler.*), with min_samples spelled out:
+    the trainer uses scheduler.min_prompts * rollout.samples_per_prompt (8 * 16 = 128 by default)."""
+
+    kind: str = "adaptive"
+    initial_difficulty: int = 0
+    window: int = 4
+    promote_threshold: float = 0.9
+    min_samples: int = 128
+    static_lo: int = 0
+    static_hi: int = 4
+    seed: int = 0  # the training config's `seed`
+
+    def build(self, env_names: Sequence[str], max_levels: Mapping[str, int | None]) -> AdaptiveScheduler:
+        """The scheduler the trainer's make_scheduler builds from the same settings."""
+        if self.kind not in SCHEDULER_KINDS:
+            raise ValueError(f"scheduler kind must be one of {SCHEDULER_KINDS}, got {self.kind!r}")
+        if self.kind == "static":
+            return StaticScheduler(env_names, self.static_lo, self.static_hi, seed=self.seed, max_levels=max_levels)
+        return AdaptiveScheduler(env_names, self.initial_difficulty, self.window, self.promote_threshold,
+                                 self.min_samples, seed=self.seed, max_levels=max_levels)
+
+
+def verdict_json(verdict: Verdict) -> dict[str, Any]:
+    return {"reward": verdict.reward, "accuracy": bool(verdict.accuracy), "format_ok": bool(verdict.format_ok),
+            "reason": verdict.reason}
+
+
+class GymService:
+    """One collection's adaptive gym with its state kept in `state_dir` (resumed when it exists)."""
+
+    def __init__(self, state_dir: str | Path, collection: str, scheduler: SchedulerSettings = SchedulerSettings(),
+                 prompt_format: str = "chat", workers: int = 4, timeout_s: float = 10.0,
+                 memory_limit_mb: int | None = 4096, sync: str = "full"):
+        if prompt_format not in PROMPT_FORMATS:
+            raise ValueError(f"prompt format must be one of {PROMPT_FORMATS}, got {prompt_format!r}")
+        if workers < 1:
+            raise ValueError(f"the service verifies in worker processes: need workers >= 1, got {workers}")
+        self.env_names = registry.resolve(collection)
+        envs = registry.make_all(self.env_names)
+        self.scheduler = scheduler.build(self.env_names, {env.name: env.max_difficulty for env in envs})
+        self.collection, self.prompt_format, self.markers = collection, prompt_format, markers_for(prompt_format)
+        self.store = StateStore(state_dir, sync)
+        settings = {"collection": collection, "env_names": list(self.env_names), "prompt_format": prompt_format,
+                    "scheduler": dataclasses.asdict(scheduler)}
+        stored = self.store.get_meta("settings")
+        if stored is None:
+            self.store.set_meta("settings", settings)
+        elif stored != settings:
+            changed = sorted(k for k in settings if stored.get(k) != settings[k])
+            raise ValueError(f"{self.store.path} was made with other settings ({', '.join(changed)} differ): "
+                             f"start with the same flags or another --state directory")
+        state = self.store.get_meta("scheduler")
+        if state is not None:
+            self.scheduler.load_state_dict(state)
+        self.pool = EnvPool(workers, timeout_s, memory_limit_mb)
+        self.problems: collections.OrderedDict[int, Problem] = collections.OrderedDict()
+        self.verdict_counts = collections.Counter(self.store.verdict_counts())  # {(env, reason): n}
+        self.problem_counts = collections.Counter(self.store.problem_counts())  # {env: n}
+        self.metrics_registry = CollectorRegistry()
+        self.latency = Histogram("rlve_verify_latency_seconds", "Time from a verify request's arrival at the "
+                                 "pool queue to its verdict, per environment", ["env"], buckets=LATENCY_BUCKETS_S,
+                                 registry=self.metrics_registry)
+        self.metrics_registry.register(_SchedulerCollector(self))
+        self._state_thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="gym-state")
+        self._pool_thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="gym-pool")
+        self._queue: list[tuple[list[tuple[Problem, str]], asyncio.Future]] = []
+        self._draining = False
+
+    # -- the two operations ------------------------------------------------------
+    async def draw(self, n: int, request_id: str | None = None) -> dict[str, Any]:
+        """n problems from the scheduler (fewer where generation failed: those draws are listed in `failed`,
+        their seeds used up, as in training)."""
+        request_id = request_id or uuid.uuid4().hex
+        stored = await self._on_state(self._stored_draw, request_id)
+        if stored is not None:
+            return stored
+        draws = await self._on_state(lambda: [self.scheduler.sample() for _ in range(n)])
+        problems = await asyncio.get_running_loop().run_in_executor(
+            self._pool_thread, self.pool.generate, [tuple(d) for d in draws])
+        return await self._on_state(self._commit_draw, request_id, draws, problems)
+
+    async def verify(self, items: Sequence[tuple[int, str]], request_id: str | None = None) -> dict[str, Any]:
+        """Verdicts for (problem_id, response) items, applied to the scheduler as one update; a request id seen
+        before gets its stored response back (`replayed: true`) and counts nothing again."""
+        request_id = request_id or uuid.uuid4().hex
+        stored = await self._on_state(self._stored_verify, request_id)
+        if stored is not None:
+            return stored
+        problems = await self._on_state(self._lookup, [problem_id for problem_id, _ in items])
+        start = time.perf_counter()
+        verdicts = await self._verify_batched([(p, response) for p, (_, response) in zip(problems, items)])
+        seconds = time.perf_counter() - start
+        for problem in problems:
+            self.latency.labels(problem.env).observe(seconds)
+        return await self._on_state(self._apply, request_id, problems, verdicts)
+
+    def problem_view(self, problem: Problem) -> dict[str, Any]:
+        """What a client gets for a problem: its id, environment, level, seed and the wrapped prompt."""
+        return {"problem_id": problem.seed, "env": problem.env, "difficulty": problem.difficulty,
+                "seed": problem.seed, "prompt": wrap_prompt(problem.prompt, self.prompt_format),
+                "answer_markers": list(self.markers)}
+
+    async def scheduler_state(self) -> dict:
+        return await self._on_state(self.scheduler.state_dict)
+
+    async def env_state(self, env: str) -> dict[str, Any]:
+        """One environment's level, window and counts at its level (KeyError when not served)."""
+        if env not in self.scheduler.upper:
+            raise KeyError(env)
+
+        def read() -> dict[str, Any]:
+            tally = self.scheduler.tally[env]
+            lo, hi = self.scheduler.window_of(env)
+            return {"env": env, "difficulty": hi, "window": [lo, hi], "samples_at_h": tally.num_samples,
+                    "accuracy_at_h": tally.accuracy_sum / tally.num_samples if tally.num_samples else None,
+                    "top_level": self.scheduler.max_levels.get(env), "problems": self.problem_counts[env],
+                    "verdicts": sum(n for (e, _), n in self.verdict_counts.items() if e == env)}
+
+        return await self._on_state(read)
+
+    def summary(self) -> dict[str, Any]:
+        return {"collection": self.collection, "environments": len(self.env_names),
+                "problem_seed": self.scheduler.problem_seed, "problems": sum(self.problem_counts.values()),
+                "verdicts": sum(self.verdict_counts.values()), "prompt_format": self.prompt_format}
+
+    def close(self) -> None:
+        self._pool_thread.shutdown(wait=True)
+        self._state_thread.shutdown(wait=True)
+        self.pool.close()
+        self.store.close()
+
+    # -- on the state thread --------------------------------------------------------
+    async def _on_state(self, fn: Callable, *args) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._state_thread, fn, *args)
+
+    def _stored(self, request_id: str, kind: str) -> dict | None:
+        stored = self.store.response_of(request_id)
+        if stored is not None and stored["kind"] != kind:
+            raise RequestConflict(f"request id {request_id!r} was already used by a {stored['kind']} request")
+        return stored
+
+    def _stored_draw(self, request_id: str) -> dict | None:
+        stored = self._stored(request_id, "draw")
+        if stored is None:
+            return None
+        return {"request_id": request_id, "problems": [self.problem_view(p) for p in self._lookup(stored["ids"])],
+                "failed": stored["failed"], "replayed": True}
+
+    def _stored_verify(self, request_id: str) -> dict | None:
+        stored = self._stored(request_id, "verify")
+        return None if stored is None else {**stored["response"], "replayed": True}
+
+    def _commit_draw(self, request_id: str, draws: list, problems: list[Problem | None]) -> dict[str, Any]:
+        stored = self._stored_draw(request_id)  # the same request id raced this one and won
+        if stored is not None:
+            return stored
+        made = [p for p in problems if p is not None]
+        failed = [d._asdict() for d, p in zip(draws, problems) if p is None]
+        self.store.commit_draw(request_id, made, self.scheduler.state_dict(),
+                               {"kind": "draw", "ids": [p.seed for p in made], "failed": failed})
+        for problem in made:
+            self._remember(problem)
+            self.problem_counts[problem.env] += 1
+        return {"request_id": request_id, "problems": [self.problem_view(p) for p in made], "failed": failed,
+                "replayed": False}
+
+    def _apply(self, request_id: str, problems: list[Problem], verdicts: list[Verdict]) -> dict[str, Any]:
+        stored = self._stored_verify(request_id)  # the same request id raced this one and won
+        if stored is not None:
+            return stored
+        before = self.scheduler.state_dict()
+        promoted = self.scheduler.update(Rollout(p.env, p.difficulty, float(v.accuracy))
+                                         for p, v in zip(problems, verdicts))
+        response = {"request_id": request_id, "promoted": promoted,
+                    "verdicts": [{"problem_id": p.seed, "env": p.env, "difficulty": p.difficulty, **verdict_json(v)}
+                                 for p, v in zip(problems, verdicts)]}
+        logged = [LoggedVerdict(request_id, p.seed, p.env, p.difficulty, v.reward, v.accuracy, v.format_ok, v.reason)
+                  for p, v in zip(problems, verdicts)]
+        try:
+            self.store.commit_verdicts(request_id, logged, self.scheduler.state_dict(),
+                                       {"kind": "verify", "response": response})
+        except BaseException:
+            self.scheduler.load_state_dict(before)  # not acknowledged: not counted
+            raise
+        for p, v in zip(problems, verdicts):
+            self.verdict_counts[p.env, v.reason] += 1
+        return {**response, "replayed": False}
+
+    def _lookup(self, problem_ids: Sequence[int]) -> list[Problem]:
+        problems = []
+        for problem_id in problem_ids:
+            problem = self.problems.get(problem_id)
+            if problem is None:
+                problem = self.store.problem(problem_id)
+                if problem is None:
+                    raise UnknownProblem(f"unknown problem_id {problem_id}: this service never handed it out")
+                self._remember(problem)
+            else:
+                self.problems.move_to_end(problem_id)
+            problems.append(problem)
+        return problems
+
+    def _remember(self, problem: Problem) -> None:
+        self.problems[problem.seed] = problem
+        if len(self.problems) > PROBLEM_CACHE_SIZE:
+            self.problems.popitem(last=False)
+
+    # -- on the pool thread: concurrent requests share a batch --------------------------
+    async def _verify_batched(self, items: list[tuple[Problem, str]]) -> list[Verdict]:
+        future = asyncio.get_running_loop().create_future()
+        self._queue.append((items, future))
+        if not self._draining:
+            self._draining = True
+            asyncio.get_running_loop().create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._queue:
+                batch, self._queue = self._queue, []
+                flat = [item for items, _ in batch for item in items]
+                try:
+                    verdicts = await loop.run_in_executor(self._pool_thread, self._verify_items, flat)
+                except Exception as error:  # noqa: BLE001 -- every waiting request learns why
+                    for _, future in batch:
+                        future.set_exception(error)
+                    continue
+                for items, future in batch:
+                    future.set_result(verdicts[:len(items)])
+                    verdicts = verdicts[len(items):]
+        finally:
+            self._draining = False
+
+    def _verify_items(self, items: list[tuple[Problem, str]]) -> list[Verdict]:
+        return self.pool.verify([p for p, _ in items], [r for _, r in items], self.markers)
+
+
+class _SchedulerCollector:
+    """Prometheus families read from the service at scrape time: levels, accuracy at the level, counts."""
+
+    def __init__(self, service: GymService):
+        self.service = service
+
+    def collect(self):
+        s = self.service
+        upper, tally = dict(s.scheduler.upper), dict(s.scheduler.tally)
+        level = GaugeMetricFamily("rlve_difficulty", "The environment's upper level h", labels=["env"])
+        accuracy = GaugeMetricFamily("rlve_accuracy_at_h", "Mean accuracy of the verdicts counted at h since the "
+                                     "last promotion check (0 when none)", labels=["env"])
+        samples = GaugeMetricFamily("rlve_samples_at_h", "Verdicts counted at h since the last promotion check",
+                                    labels=["env"])
+        for env, h in upper.items():
+            level.add_metric([env], h)
+            t = tally[env]
+            accuracy.add_metric([env], t.accuracy_sum / t.num_samples if t.num_samples else 0.0)
+            samples.add_metric([env], t.num_samples)
+        verdicts = CounterMetricFamily("rlve_verdicts", "Verdicts applied, by environment and reason",
+                                       labels=["env", "reason"])
+        for (env, reason), n in dict(s.verdict_counts).items():
+            verdicts.add_metric([env, reason], n)
+        problems = CounterMetricFamily("rlve_problems", "Problems handed out", labels=["env"])
+        for env, n in dict(s.problem_counts).items():
+            problems.add_metric([env], n)
+        pool = CounterMetricFamily("rlve_pool_items_failed", "Pool items that timed out, crashed or raised since "
+                                   "start", labels=["outcome"])
+        for outcome in ("timeouts", "crashes", "errors"):
+            pool.add_metric([outcome], getattr(s.pool.stats, outcome))
+        yield from (level, accuracy, samples, verdicts, problems, pool)
