@@ -168,7 +168,7 @@ class GymService:
         return await self._on_state(read)
 
     def summary(self) -> dict[str, Any]:
-        return {"collection": self.collection, "environments": len(self.env_names),
+        return {"collection": self.collection, "env_names": list(self.env_names),
                 "problem_seed": self.scheduler.problem_seed, "problems": sum(self.problem_counts.values()),
                 "verdicts": sum(self.verdict_counts.values()), "prompt_format": self.prompt_format}
 
