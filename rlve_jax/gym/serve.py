@@ -32,7 +32,7 @@ from fastapi import Depends, FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rlve_jax.gym.integrations import PROMPT_FORMATS
@@ -271,8 +271,8 @@ def create_app(service: GymService, token: str | None = None,
 
     @app.get("/schema", dependencies=guarded)
     async def schema() -> dict:
-        return {"action": StepAction.model_json_schema(), "observation": VerdictObservation.model_json_schema(),
-                "state": GymState.model_json_schema(), "reset_observation": ProblemObservation.model_json_schema()}
+        return {"action": StepAction.model_json_schema(), "state": GymState.model_json_schema(),
+                "observation": TypeAdapter(ProblemObservation | VerdictObservation).json_schema()}  # reset | step
 
     @app.get("/metadata", dependencies=guarded)
     async def metadata() -> dict:
