@@ -139,3 +139,9 @@ class StateStore:
 
     def close(self) -> None:
         self.db.close()
+
+    def __enter__(self) -> "StateStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
