@@ -112,8 +112,7 @@ class GymService:
         self.metrics_registry.register(_SchedulerCollector(self))
         self._state_thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="gym-state")
         self._pool_thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="gym-pool")
-        self._queue: list[tuple[list[tuple[Problem, str]], asyncio.Future]] = []
-        self._draining = False
+        self._verifying, self._applying = _Group(self._pool_thread), _Group(self._state_thread)
 
     # -- the two operations ------------------------------------------------------
     async def draw(self, n: int, request_id: str | None = None) -> dict[str, Any]:
@@ -141,7 +140,10 @@ class GymService:
         seconds = time.perf_counter() - start
         for problem in problems:
             self.latency.labels(problem.env).observe(seconds)
-        return await self._on_state(self._apply, request_id, problems, verdicts)
+        result = await self._grouped(self._applying, self._apply_all, (request_id, problems, verdicts))
+        if isinstance(result, Exception):
+            raise result
+        return result
 
     def problem_view(self, problem: Problem) -> dict[str, Any]:
         """What a client gets for a problem: its id, environment, level, seed and the wrapped prompt."""
@@ -213,27 +215,41 @@ class GymService:
         return {"request_id": request_id, "problems": [self.problem_view(p) for p in made], "failed": failed,
                 "replayed": False}
 
-    def _apply(self, request_id: str, problems: list[Problem], verdicts: list[Verdict]) -> dict[str, Any]:
-        stored = self._stored_verify(request_id)  # the same request id raced this one and won
-        if stored is not None:
-            return stored
+    def _apply_all(self, pending: list[tuple[str, list[Problem], list[Verdict]]]) -> list[dict[str, Any]]:
+        """Apply verify requests in arrival order, each one scheduler update, and commit them together."""
         before = self.scheduler.state_dict()
-        promoted = self.scheduler.update(Rollout(p.env, p.difficulty, float(v.accuracy))
-                                         for p, v in zip(problems, verdicts))
-        response = {"request_id": request_id, "promoted": promoted,
-                    "verdicts": [{"problem_id": p.seed, "env": p.env, "difficulty": p.difficulty, **verdict_json(v)}
-                                 for p, v in zip(problems, verdicts)]}
-        logged = [LoggedVerdict(request_id, p.seed, p.env, p.difficulty, v.reward, v.accuracy, v.format_ok, v.reason)
-                  for p, v in zip(problems, verdicts)]
+        responses, to_commit, seen = [], [], set()
+        for request_id, problems, verdicts in pending:
+            try:
+                stored = self._stored_verify(request_id)  # the same request id raced this one and won
+            except RequestConflict as error:
+                responses.append(error)
+                continue
+            if stored is not None or request_id in seen:
+                responses.append(stored or request_id)
+                continue
+            seen.add(request_id)
+            promoted = self.scheduler.update(Rollout(p.env, p.difficulty, float(v.accuracy))
+                                             for p, v in zip(problems, verdicts))
+            response = {"request_id": request_id, "promoted": promoted,
+                        "verdicts": [{"problem_id": p.seed, "env": p.env, "difficulty": p.difficulty,
+                                      **verdict_json(v)} for p, v in zip(problems, verdicts)]}
+            logged = [LoggedVerdict(request_id, p.seed, p.env, p.difficulty, v.reward, v.accuracy, v.format_ok,
+                                    v.reason) for p, v in zip(problems, verdicts)]
+            to_commit.append((request_id, logged, {"kind": "verify", "response": response}))
+            responses.append({**response, "replayed": False})
         try:
-            self.store.commit_verdicts(request_id, logged, self.scheduler.state_dict(),
-                                       {"kind": "verify", "response": response})
+            if to_commit:
+                self.store.commit_verdicts(to_commit, self.scheduler.state_dict())
         except BaseException:
             self.scheduler.load_state_dict(before)  # not acknowledged: not counted
             raise
-        for p, v in zip(problems, verdicts):
-            self.verdict_counts[p.env, v.reason] += 1
-        return {**response, "replayed": False}
+        for _, logged, _ in to_commit:
+            for row in logged:
+                self.verdict_counts[row.env, row.reason] += 1
+        # A duplicate within the group gets the response of its first copy.
+        first = {r["request_id"]: r for r in responses if isinstance(r, dict) and not r["replayed"]}
+        return [{**first[r], "replayed": True} if isinstance(r, str) else r for r in responses]  # or the error
 
     def _lookup(self, problem_ids: Sequence[int]) -> list[Problem]:
         problems = []
@@ -254,35 +270,54 @@ class GymService:
         if len(self.problems) > PROBLEM_CACHE_SIZE:
             self.problems.popitem(last=False)
 
-    # -- on the pool thread: concurrent requests share a batch --------------------------
+    # -- batching: concurrent requests share a pool batch, and a commit ---------------------------------------
     async def _verify_batched(self, items: list[tuple[Problem, str]]) -> list[Verdict]:
+        return await self._grouped(self._verifying, self._verify_groups, items)
+
+    def _verify_groups(self, groups: list[list[tuple[Problem, str]]]) -> list[list[Verdict]]:
+        """One pool call for every waiting request's items."""
+        verdicts = self.pool.verify([p for items in groups for p, _ in items],
+                                    [r for items in groups for _, r in items], self.markers)
+        out = []
+        for items in groups:
+            out.append(verdicts[:len(items)])
+            verdicts = verdicts[len(items):]
+        return out
+
+    async def _grouped(self, group: "_Group", run: Callable[[list], list], item: Any) -> Any:
+        """Queue `item`; while a group runs the next one gathers, and `run` gets them all (on its thread)."""
         future = asyncio.get_running_loop().create_future()
-        self._queue.append((items, future))
-        if not self._draining:
-            self._draining = True
-            asyncio.get_running_loop().create_task(self._drain())
+        group.waiting.append((item, future))
+        if not group.running:
+            group.running = True
+            asyncio.get_running_loop().create_task(self._drain(group, run))
         return await future
 
-    async def _drain(self) -> None:
+    async def _drain(self, group: "_Group", run: Callable[[list], list]) -> None:
         loop = asyncio.get_running_loop()
         try:
-            while self._queue:
-                batch, self._queue = self._queue, []
-                flat = [item for items, _ in batch for item in items]
+            while group.waiting:
+                batch, group.waiting = group.waiting, []
                 try:
-                    verdicts = await loop.run_in_executor(self._pool_thread, self._verify_items, flat)
+                    results = await loop.run_in_executor(group.thread, run, [item for item, _ in batch])
                 except Exception as error:  # noqa: BLE001 -- every waiting request learns why
                     for _, future in batch:
                         future.set_exception(error)
                     continue
-                for items, future in batch:
-                    future.set_result(verdicts[:len(items)])
-                    verdicts = verdicts[len(items):]
+                for (_, future), result in zip(batch, results):
+                    future.set_result(result)
         finally:
-            self._draining = False
+            group.running = False
 
-    def _verify_items(self, items: list[tuple[Problem, str]]) -> list[Verdict]:
-        return self.pool.verify([p for p, _ in items], [r for _, r in items], self.markers)
+
+
+@dataclasses.dataclass
+class _Group:
+    """Requests waiting for their thread's next batch."""
+
+    thread: concurrent.futures.ThreadPoolExecutor
+    waiting: list = dataclasses.field(default_factory=list)
+    running: bool = False
 
 
 class _SchedulerCollector:

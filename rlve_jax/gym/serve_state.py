@@ -94,16 +94,18 @@ class StateStore:
             self.db.execute("INSERT INTO requests (id, kind, response) VALUES (?, 'draw', ?)",
                             (request_id, json.dumps(response)))
 
-    def commit_verdicts(self, request_id: str, verdicts: Sequence[LoggedVerdict], scheduler_state: dict,
-                        response: dict) -> None:
-        """The verdicts, the scheduler state that counts them and the response, in one transaction."""
+    def commit_verdicts(self, requests: Sequence[tuple[str, Sequence[LoggedVerdict], dict]],
+                        scheduler_state: dict) -> None:
+        """Several verify requests (request id, verdicts, response), in order, and the scheduler state that counts
+        them all, in one transaction (a group commit: one fsync for all)."""
         with self._transaction():
-            self.db.executemany(
-                "INSERT INTO verdicts (request_id, problem_id, env, difficulty, reward, accuracy, format_ok, reason) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", verdicts)
+            for request_id, verdicts, response in requests:
+                self.db.executemany(
+                    "INSERT INTO verdicts (request_id, problem_id, env, difficulty, reward, accuracy, format_ok, "
+                    "reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", verdicts)
+                self.db.execute("INSERT INTO requests (id, kind, response) VALUES (?, 'verify', ?)",
+                                (request_id, json.dumps(response)))
             self._put_meta("scheduler", scheduler_state)
-            self.db.execute("INSERT INTO requests (id, kind, response) VALUES (?, 'verify', ?)",
-                            (request_id, json.dumps(response)))
 
     # -- problems and the log ---------------------------------------------------
     def problem(self, problem_id: int) -> Problem | None:
