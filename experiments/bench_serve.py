@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rlve_jax.gym import registry  # noqa: E402
-from rlve_jax.gym.env import BOXED, Problem  # noqa: E402
+from rlve_jax.gym.env import BOXED  # noqa: E402
 from rlve_jax.gym.pool import EnvPool  # noqa: E402
 
 

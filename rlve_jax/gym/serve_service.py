@@ -131,10 +131,9 @@ class GymService:
         """Verdicts for (problem_id, response) items, applied to the scheduler as one update; a request id seen
         before gets its stored response back (`replayed: true`) and counts nothing again."""
         request_id = request_id or uuid.uuid4().hex
-        stored = await self._on_state(self._stored_verify, request_id)
+        stored, problems = await self._on_state(self._prepare_verify, request_id, [i for i, _ in items])
         if stored is not None:
             return stored
-        problems = await self._on_state(self._lookup, [problem_id for problem_id, _ in items])
         start = time.perf_counter()
         verdicts = await self._verify_batched([(p, response) for p, (_, response) in zip(problems, items)])
         seconds = time.perf_counter() - start
@@ -196,6 +195,11 @@ class GymService:
             return None
         return {"request_id": request_id, "problems": [self.problem_view(p) for p in self._lookup(stored["ids"])],
                 "failed": stored["failed"], "replayed": True}
+
+    def _prepare_verify(self, request_id: str, problem_ids: list[int]) -> tuple[dict | None, list[Problem]]:
+        """(the stored response of a retry, []) or (None, the problems to verify)."""
+        stored = self._stored_verify(request_id)
+        return (stored, []) if stored is not None else (None, self._lookup(problem_ids))
 
     def _stored_verify(self, request_id: str) -> dict | None:
         stored = self._stored(request_id, "verify")
