@@ -256,13 +256,13 @@ def create_app(service: GymService, token: str | None = None,
 
     # -- OpenEnv over HTTP (stateless: the step names its problem) -------------------------------------------
     @app.post("/reset", dependencies=guarded)
-    async def reset(body: ResetBody = ResetBody()) -> dict:
+    async def reset(body: ResetBody = ResetBody()) -> JSONResponse:
         check_reset(body)
-        return {"observation": await reset_problem(body.request_id), "reward": None, "done": False}
+        return JSONResponse({"observation": await reset_problem(body.request_id), "reward": None, "done": False})
 
     @app.post("/step", dependencies=guarded)
-    async def step(body: StepBody) -> dict:
-        return await step_result(body.action, body.request_id, None)
+    async def step(body: StepBody) -> JSONResponse:
+        return JSONResponse(await step_result(body.action, body.request_id, None))
 
     @app.get("/state", dependencies=guarded)
     async def state() -> dict:
@@ -282,12 +282,13 @@ def create_app(service: GymService, token: str | None = None,
 
     # -- batch ----------------------------------------------------------------------------------------------
     @app.post("/draw", dependencies=guarded)
-    async def draw(body: DrawRequest) -> dict:
-        return await call(service.draw, body.n, body.request_id)
+    async def draw(body: DrawRequest) -> JSONResponse:  # plain JSON answers: no response-model pass
+        return JSONResponse(await call(service.draw, body.n, body.request_id))
 
     @app.post("/verify", dependencies=guarded)
-    async def verify(body: VerifyRequest) -> dict:
-        return await call(service.verify, [(item.problem_id, item.response) for item in body.items], body.request_id)
+    async def verify(body: VerifyRequest) -> JSONResponse:
+        items = [(item.problem_id, item.response) for item in body.items]
+        return JSONResponse(await call(service.verify, items, body.request_id))
 
     # -- service --------------------------------------------------------------------------------------------
     @app.get("/health")
