@@ -12,7 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from rlve_jax.gym import registry
 from rlve_jax.gym.env import BOXED
-from rlve_jax.gym.scheduler import AdaptiveScheduler, Rollout
+from rlve_jax.gym.scheduler import Rollout
 from rlve_jax.gym.serve import create_app
 from rlve_jax.gym.serve_service import GymService, SchedulerSettings
 from serve_for_tests import REPO, answer, live_server
@@ -39,8 +39,13 @@ def test_service_levels_follow_the_in_process_scheduler_exactly(tmp_path):
     """Draws, verdicts and levels equal the trainer's scheduler fed the same verdicts, request by request."""
     names = registry.resolve("C4")
     envs = {name: registry.make(name) for name in names}
-    # What rlve_jax.trainer.make_scheduler builds from the same config (min_samples = min_prompts * G).
-    local = AdaptiveScheduler(names, 0, 2, 0.75, 6, seed=3, max_levels={n: e.max_difficulty for n, e in envs.items()})
+    # The JAX trainer's own scheduler for the same config (min_samples = min_prompts * G = 3 * 2).
+    from rlve_jax import builder, defaults
+
+    config = defaults.base_config()
+    config.scheduler.update(initial_difficulty=0, window=2, promote_threshold=0.75, min_prompts=3)
+    local = builder.make_scheduler(config.scheduler, names, samples_per_prompt=2, seed=3,
+                                   max_levels={n: e.max_difficulty for n, e in envs.items()})
     with TestClient(create_app(service(tmp_path / "state"))) as client:
         for step in range(10):
             drawn = client.post("/draw", json={"n": 8, "request_id": f"draw-{step}"}).json()["problems"]

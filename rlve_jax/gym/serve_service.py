@@ -1,6 +1,6 @@
 """The adaptive gym behind the HTTP service: scheduler-driven problems, pooled verification, durable state.
 
-The rule is the trainer's (rlve_jax/trainer.py `make_scheduler`, rlve_jax/rl/collector.py): problems come
+The rule is the trainer's (rlve_jax/builder.py `make_scheduler`, rlve_jax/rl/collector.py): problems come
 from `scheduler.sample()` (environment uniform, level uniform in its window, seeds 0, 1, 2, ...) and are
 generated in the EnvPool; each verdict counts as `Rollout(env, difficulty, accuracy)`, and one verify request
 is one `scheduler.update(...)` call, as one training step is (send a step's verdicts in one request and
@@ -60,7 +60,7 @@ class SchedulerSettings:
     seed: int = 0  # the training config's `seed`
 
     def build(self, env_names: Sequence[str], max_levels: Mapping[str, int | None]) -> AdaptiveScheduler:
-        """The scheduler the trainer's make_scheduler builds from the same settings."""
+        """The scheduler rlve_jax.builder.make_scheduler builds from the same settings."""
         if self.kind not in SCHEDULER_KINDS:
             raise ValueError(f"scheduler kind must be one of {SCHEDULER_KINDS}, got {self.kind!r}")
         if self.kind == "static":
