@@ -30,17 +30,29 @@ def tiny_model_and_tokenizer(env_names: list[str], directory: Path):
     return Qwen2ForCausalLM(config), tokenizer
 
 
-def train(url: str, output_dir: str, steps: int = 2, model_name: str | None = None, token: str | None = None):
-    """Run GRPO for `steps` steps against the service at `url`; returns the trainer."""
+def train(url: str, output_dir: str, steps: int = 2, model_name: str | None = None, token: str | None = None,
+          openenv: bool = False):
+    """Run GRPO for `steps` steps against the service at `url`; returns the trainer.
+
+    openenv=False: rewards from a reward function (one verify request per step). openenv=True: TRL's
+    environment_factory with an OpenEnv rollout per completion (the model answers through a tool; needs a
+    tool-calling chat template, so the tiny model gets TRL's Qwen2.5 template).
+    """
+    import functools
+
     from datasets import IterableDataset
     from trl import GRPOConfig, GRPOTrainer
 
-    from rlve_jax.gym.serve_client import GymClient, make_trl_reward, problem_stream
+    from rlve_jax.gym.serve_client import GymClient, OpenEnvRollout, make_trl_reward, problem_stream
 
     client = GymClient(url, token)
     if model_name is None:
         env_names = client.get("/state")["env_names"]
         model, tokenizer = tiny_model_and_tokenizer(env_names, Path(output_dir))
+        if openenv:
+            from trl.chat_template_utils import qwen2_5_chat_template
+
+            tokenizer.chat_template = qwen2_5_chat_template
     else:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -50,8 +62,9 @@ def train(url: str, output_dir: str, steps: int = 2, model_name: str | None = No
                       max_completion_length=16, learning_rate=1e-4, logging_steps=1, save_strategy="no",
                       report_to="none", use_cpu=model_name is None, bf16=False, seed=0,
                       shuffle_dataset=False)  # the service draws at random: no shuffle buffer drawing ahead
-    trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=make_trl_reward(client), args=args,
-                          train_dataset=dataset)
+    rewards = dict(environment_factory=functools.partial(OpenEnvRollout, url)) if openenv else dict(
+        reward_funcs=make_trl_reward(client))
+    trainer = GRPOTrainer(model=model, processing_class=tokenizer, args=args, train_dataset=dataset, **rewards)
     trainer.train()
     return trainer
 
@@ -62,9 +75,11 @@ def main() -> None:
     parser.add_argument("--model", help="a HF model id or directory (default: a tiny random model)")
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--output-dir", default=None)
+    parser.add_argument("--openenv", action="store_true", help="rewards through TRL's environment_factory and the "
+                        "service's OpenEnv WebSocket (the model answers with a tool call)")
     args = parser.parse_args()
     output_dir = args.output_dir or tempfile.mkdtemp(prefix="trl_grpo_service_")
-    trainer = train(args.url, output_dir, args.steps, args.model)
+    trainer = train(args.url, output_dir, args.steps, args.model, openenv=args.openenv)
     for entry in trainer.state.log_history:
         print(entry)
 

@@ -1,5 +1,6 @@
 """The client examples against a live service on 127.0.0.1: TRL's GRPOTrainer (a tiny random model, 2 steps)
-with problems and rewards from the service, and the verl-style reward functions over HTTP."""
+with problems from the service and rewards through its OpenEnv WebSocket (environment_factory), TRL's reward
+function, and the verl-style reward functions over HTTP."""
 
 import importlib.util
 import json
@@ -44,12 +45,30 @@ def test_verl_reward_functions_over_http(service_url, tmp_path, monkeypatch):
         serve_client.compute_score("rlve/Sorting", "x", "99999999")
 
 
-def test_trl_grpo_trainer_takes_problems_and_rewards_from_the_service(service_url, tmp_path):
+def test_trl_reward_function_and_openenv_rollout(service_url):
+    """The two TRL adapters called as GRPOTrainer calls them, with right and wrong answers."""
+    client = serve_client.GymClient(service_url)
+    rows = [serve_client.problem_row(p) for p in client.draw(4)["problems"]]
+    completions = [[{"role": "assistant", "content": answer(r["extra_info"], i % 2 == 0)}] for i, r in enumerate(rows)]
+    rewards = serve_client.make_trl_reward(client, "accuracy")(completions, [r["extra_info"] for r in rows])
+    assert rewards == [1.0, 0.0, 1.0, 0.0]
+    answered, silent = serve_client.OpenEnvRollout(service_url), serve_client.OpenEnvRollout(service_url)
+    answered.reset(**rows[0])
+    reference = answer(rows[0]["extra_info"], True).split("\\boxed{")[1][:-1]
+    assert answered.submit_answer(reference) == "Correct." and answered.get_reward() == 1.0
+    silent.reset(**rows[1])
+    assert silent.get_reward() == -1.0  # never answered: verified (and counted) as a response without an answer
+
+
+def test_trl_grpo_trainer_with_openenv_environment_factory(service_url, tmp_path):
+    """GRPOTrainer(environment_factory=...) over the service's OpenEnv WebSocket: problems from the scheduler,
+    every rollout's reward from the service."""
     before = httpx.get(f"{service_url}/health").json()
-    trainer = example("trl_grpo_service").train(service_url, str(tmp_path), steps=2)
+    trainer = example("trl_grpo_service").train(service_url, str(tmp_path), steps=2, openenv=True)
     after = httpx.get(f"{service_url}/health").json()
-    rewards = [entry["reward"] for entry in trainer.state.log_history if "reward" in entry]
+    rewards = [entry["rewards/OpenEnvRollout/mean"] for entry in trainer.state.log_history
+               if "rewards/OpenEnvRollout/mean" in entry]
     assert trainer.state.global_step == 2 and len(rewards) == 2
-    # Each step verified its 4 completions (1 prompt x 4 generations) in one request, as one update.
+    # Each step's 4 rollouts (1 prompt x 4 generations) were verified by the service, one step each.
     assert after["verdicts"] - before["verdicts"] == 8
     assert 2 <= after["problems"] - before["problems"] <= 8  # drawn as the steps needed them, 4 at a time

@@ -139,3 +139,47 @@ def _client(url: str | None, token: str | None) -> GymClient:
     if key not in _CLIENTS:
         _CLIENTS[key] = GymClient(url, token)
     return _CLIENTS[key]
+
+
+class OpenEnvRollout:
+    """One rollout's environment for TRL's `GRPOTrainer(environment_factory=...)`, over the service's OpenEnv
+    WebSocket (openenv-core's GenericEnvClient).
+
+    The dataset comes from the service (`problem_stream`), so the G rollouts of a group share their problem:
+    `reset(**row)` binds this rollout to the row's problem id, the model answers through the `submit_answer`
+    tool, and `get_reward` is the service's verdict (a rollout that never answered is verified as an empty
+    response, so the scheduler counts it, as training counts a response without an answer).
+    """
+
+    def __init__(self, url: str | None = None):
+        from openenv.core.generic_client import GenericEnvClient
+
+        self.env = GenericEnvClient(base_url=url or os.environ[URL_ENV]).sync()
+        self.env.connect()
+        self.problem_id: int | None = None
+        self.verdict: dict[str, Any] | None = None
+
+    def reset(self, extra_info: dict | None = None, **row) -> None:
+        if not extra_info or "problem_id" not in extra_info:
+            raise ValueError("OpenEnvRollout needs dataset rows from the service (serve_client.problem_stream)")
+        self.problem_id, self.verdict = int(extra_info["problem_id"]), None
+        return None  # the prompt is the row's
+
+    def submit_answer(self, answer: str) -> str:
+        """Submit the final answer to the problem; call this once, when done reasoning.
+
+        Args:
+            answer: The final answer, written in the output format the problem asks for.
+
+        Returns:
+            Whether the answer was correct.
+        """
+        if self.verdict is not None:
+            return "An answer was already submitted."
+        self.verdict = self.env.step({"problem_id": self.problem_id, "response": f"\\boxed{{{answer}}}"}).observation
+        return "Correct." if self.verdict["accuracy"] else "Not correct."
+
+    def get_reward(self) -> float:
+        if self.verdict is None:
+            self.verdict = self.env.step({"problem_id": self.problem_id, "response": ""}).observation
+        return float(self.verdict["reward"])
