@@ -8,8 +8,9 @@ and answers them with the environments' reference answers (and perturbed ones, 1
 in the same run with the same number of pool workers, is EnvPool.verify in this process on the same items in
 batches of clients x items (what one step of all clients hands the pool). Then `--clients` threads each send
 `--requests` verify requests of `--items` responses (each with its own request id: one scheduler update and one
-SQLite commit per request), and again with one response per request (OpenEnv-style steps). One table:
-verifies/s, per-request latency p50/p99, and the ratio of verifies/s to the in-process pool.
+SQLite commit per request), and again with one response per request (OpenEnv-style steps); the last row is the
+HTTP round trip alone (GET /health), the ceiling the clients and the server reach on this machine without any
+verification. One table: verifies/s, per-request latency p50/p99, and the ratio of verifies/s to the in-process pool.
 """
 
 from __future__ import annotations
@@ -104,6 +105,26 @@ def load(url: str, work: list[tuple[int, str]], clients: int, requests: int, ite
     return time.perf_counter() - start, latencies
 
 
+def health_load(url: str, clients: int, requests: int) -> tuple[float, list]:
+    """The HTTP round trip alone (no pool, no database): `clients` threads, `requests` GET /health each."""
+    latencies: list[float] = []
+
+    def client() -> None:
+        http = httpx.Client(base_url=url, timeout=300)
+        for _ in range(requests):
+            start = time.perf_counter()
+            http.get("/health").raise_for_status()
+            latencies.append(time.perf_counter() - start)
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - start, latencies
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--collection", default="C16")
@@ -144,6 +165,10 @@ def main() -> None:
                 rows.append((f"service, {args.clients} clients x {per_request} per request", f"{rate:.0f}",
                              f"{1e3 * statistics.median(latencies):.1f}", f"{1e3 * percentile(latencies, 0.99):.1f}",
                              f"{rate / pool_rate:.2f}"))
+            wall, latencies = health_load(url, args.clients, args.requests * args.items)
+            rows.append((f"service GET /health, {args.clients} clients (HTTP only)",
+                         f"{args.clients * args.requests * args.items / wall:.0f} req/s",
+                         f"{1e3 * statistics.median(latencies):.1f}", f"{1e3 * percentile(latencies, 0.99):.1f}", "-"))
         finally:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=60)
