@@ -19,7 +19,8 @@ from rlve_jax.evaluation.evaluate import HeldoutEval
 from rlve_jax.generation.generator import make_generator
 from rlve_jax.gym import registry
 from rlve_jax.gym.pool import EnvPool
-from rlve_jax.gym.scheduler import AdaptiveScheduler, StaticScheduler
+from rlve_jax.gym import scheduler as gym_scheduler
+from rlve_jax.gym.scheduler import AdaptiveScheduler
 from rlve_jax.models.model import ModelConfig
 from rlve_jax.models.policy import build_policy, check_model_config, load_tokenizer, model_config_of
 from rlve_jax.rl.collector import Collector
@@ -36,12 +37,10 @@ log = logging.getLogger(__name__)
 def make_scheduler(scheduler: ml_collections.ConfigDict, env_names: Sequence[str], *, samples_per_prompt: int,
                    seed: int, max_levels: dict[str, int | None] | None = None) -> AdaptiveScheduler:
     """The configured scheduler; `max_levels` are the environments' top levels (never promoted past)."""
-    if scheduler.kind == "static":
-        return StaticScheduler(env_names, lo=scheduler.static_lo, hi=scheduler.static_hi, seed=seed,
-                               max_levels=max_levels)
-    return AdaptiveScheduler(env_names, initial_difficulty=scheduler.initial_difficulty, window=scheduler.window,
-                             promote_threshold=scheduler.promote_threshold,
-                             min_samples=scheduler.min_prompts * samples_per_prompt, seed=seed, max_levels=max_levels)
+    return gym_scheduler.make_scheduler(
+        scheduler.kind, env_names, initial_difficulty=scheduler.initial_difficulty, window=scheduler.window,
+        promote_threshold=scheduler.promote_threshold, min_samples=scheduler.min_prompts * samples_per_prompt,
+        static_lo=scheduler.static_lo, static_hi=scheduler.static_hi, seed=seed, max_levels=max_levels)
 
 
 def check_fits(config: ml_collections.ConfigDict, model_config: ModelConfig) -> None:

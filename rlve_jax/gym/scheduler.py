@@ -160,3 +160,21 @@ class StaticScheduler(AdaptiveScheduler):
 
     def load_state_dict(self, state: dict) -> None:
         super().load_state_dict({**state, "kind": "adaptive"})
+
+
+KINDS = ("adaptive", "static")
+
+
+def make_scheduler(kind: str, env_names: Sequence[str], *, initial_difficulty: int = 0, window: int = 4,
+                   promote_threshold: float = 0.9, min_samples: int = 128, static_lo: int = 0, static_hi: int = 4,
+                   seed: int = 0, max_levels: Mapping[str, int | None] | None = None) -> AdaptiveScheduler:
+    """The scheduler of a kind, as the trainer and the gym service both build it (the config's scheduler keys;
+    min_samples is scheduler.min_prompts x rollout.samples_per_prompt); `max_levels` are the top levels."""
+    if kind not in KINDS:
+        raise ValueError(f"scheduler kind must be one of {KINDS}, got {kind!r}")
+    if kind == "static":
+        return StaticScheduler(env_names, lo=static_lo, hi=static_hi, seed=seed, max_levels=max_levels)
+    return AdaptiveScheduler(env_names, initial_difficulty=initial_difficulty, window=window,
+                             promote_threshold=promote_threshold, min_samples=min_samples, seed=seed,
+                             max_levels=max_levels)
+

@@ -36,8 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rlve_jax.gym.integrations import PROMPT_FORMATS
-from rlve_jax.gym.serve_service import (SCHEDULER_KINDS, GymService, RequestConflict, SchedulerSettings,
-                                        UnknownProblem)
+from rlve_jax.gym.scheduler import KINDS
+from rlve_jax.gym.serve_service import GymService, RequestConflict, SchedulerSettings, UnknownProblem
 from rlve_jax.gym.serve_state import SYNC_MODES
 
 log = logging.getLogger(__name__)
@@ -392,7 +392,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=4, help="verifier/generator processes")
     parser.add_argument("--timeout-s", type=float, default=10.0, help="per-item wall-clock limit")
     parser.add_argument("--memory-limit-mb", type=int, default=4096, help="per-worker address space (0: none)")
-    parser.add_argument("--scheduler", default=d.kind, choices=SCHEDULER_KINDS)
+    parser.add_argument("--scheduler", default=d.kind, choices=KINDS)
     parser.add_argument("--initial-difficulty", type=int, default=d.initial_difficulty)
     parser.add_argument("--window", type=int, default=d.window)
     parser.add_argument("--promote-threshold", type=float, default=d.promote_threshold)

@@ -29,10 +29,9 @@ from rlve_jax.gym import registry
 from rlve_jax.gym.env import Problem, Verdict
 from rlve_jax.gym.integrations import PROMPT_FORMATS, markers_for, wrap_prompt
 from rlve_jax.gym.pool import EnvPool
-from rlve_jax.gym.scheduler import AdaptiveScheduler, Rollout, StaticScheduler
+from rlve_jax.gym.scheduler import AdaptiveScheduler, Rollout, make_scheduler
 from rlve_jax.gym.serve_state import LoggedVerdict, StateStore
 
-SCHEDULER_KINDS = ("adaptive", "static")
 PROBLEM_CACHE_SIZE = 65_536  # problems kept in memory (the rest are read back from the database)
 LATENCY_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
@@ -60,13 +59,8 @@ class SchedulerSettings:
     seed: int = 0  # the training config's `seed`
 
     def build(self, env_names: Sequence[str], max_levels: Mapping[str, int | None]) -> AdaptiveScheduler:
-        """The scheduler rlve_jax.builder.make_scheduler builds from the same settings."""
-        if self.kind not in SCHEDULER_KINDS:
-            raise ValueError(f"scheduler kind must be one of {SCHEDULER_KINDS}, got {self.kind!r}")
-        if self.kind == "static":
-            return StaticScheduler(env_names, self.static_lo, self.static_hi, seed=self.seed, max_levels=max_levels)
-        return AdaptiveScheduler(env_names, self.initial_difficulty, self.window, self.promote_threshold,
-                                 self.min_samples, seed=self.seed, max_levels=max_levels)
+        """The scheduler the trainer builds from the same settings (rlve_jax.gym.scheduler.make_scheduler)."""
+        return make_scheduler(**dataclasses.asdict(self), env_names=env_names, max_levels=max_levels)
 
 
 def verdict_json(verdict: Verdict) -> dict[str, Any]:
