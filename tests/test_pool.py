@@ -5,8 +5,11 @@ import json
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -188,3 +191,61 @@ def test_failure_budget_names_environments_and_reasons():
     assert "\n" not in message
     assert message.startswith("step 3: 21 of 32 generations failed") and "Cinema 20x timeout, Sorting 1x error" in message
     check_failure_budget(FailureTally(), 0.0, "empty step")  # nothing attempted: nothing to judge
+
+
+# A user's script as TRL's examples are written: no `if __name__ == "__main__":` guard, an environment
+# class defined in the script itself, and the TRL reward function. Workers must not re-run it.
+UNGUARDED_SCRIPT = '''
+from rlve_jax.gym import registry
+from rlve_jax.gym.env import ANSWER_TAGS, Environment
+from rlve_jax.gym.integrations import GymScorer, problem_row, trl_reward
+
+print("script body ran", flush=True)
+
+
+class ScriptParity(Environment):
+    name = "ScriptParity"
+
+    def levels(self, difficulty):
+        return [{}]
+
+    def sample(self, params, rng):
+        return {"n": rng.randint(0, 100)}
+
+    def prompt(self, data):
+        return f"Is {data['n']} even? Answer 1 or 0."
+
+    def score(self, data, answer):
+        return float(answer.strip() == str(int(data["n"] % 2 == 0)))
+
+
+env = registry.make("Sorting")
+rows = [problem_row(env.generate(1, seed)) for seed in range(3)]
+answers = ["\\\\boxed{" + env.reference(env.generate(1, seed)) + "}" for seed in range(3)]
+rewards = trl_reward(prompts=[r["prompt"] for r in rows], completions=answers,
+                     reward_model=[r["reward_model"] for r in rows], extra_info=[r["extra_info"] for r in rows],
+                     data_source=[r["data_source"] for r in rows])
+parity = ScriptParity()
+problem = parity.generate(0, 4)
+scorer = GymScorer(workers=1, extra_envs=[parity])
+right = f"<answer>{int(problem.data['n'] % 2 == 0)}</answer>"
+verdicts = scorer.verify([problem, problem], [right, "<answer>7</answer>"], [ANSWER_TAGS] * 2)
+scorer.close()
+print("rewards", rewards, [v.reward for v in verdicts], flush=True)
+'''
+
+
+def test_a_script_without_a_main_guard_scores_normally(tmp_path):
+    """Workers start without re-importing the caller's __main__: the script body runs once, rewards are
+    right (spawn re-ran the script in each worker, which died, and every reward was -1), and an
+    environment class defined in the script itself still reaches the workers."""
+    script = tmp_path / "train_without_guard.py"
+    script.write_text(UNGUARDED_SCRIPT)
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True,
+                            text=True, timeout=180)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.count("script body ran") == 1, result.stdout
+    assert "rewards [1.0, 1.0, 1.0] [1.0, 0.0]" in result.stdout, result.stdout + result.stderr[-2000:]
+    assert "bootstrapping phase" not in result.stderr and "pool broke" not in result.stderr

@@ -1,7 +1,10 @@
 """Host-side process pool that generates problems and verifies outputs with hard limits.
 
-Every item runs in a `spawn`ed worker (no JAX state is forked) under a wall-clock
-timeout that kills and replaces the worker, and an address-space limit. Workers import
+Every item runs in a worker process under a wall-clock timeout that kills and replaces the worker,
+and an address-space limit. Workers start as fresh interpreters (fork+exec: no JAX state or thread is
+forked) through loky's process launcher, which does not re-import the caller's `__main__`: a script
+without an `if __name__ == "__main__":` guard (how TRL's examples are written) scores normally instead
+of re-running itself in every worker, and a trainer's workers never import JAX. Workers import
 the whole gym in their initializer, before they take an item, and an item's timeout
 counts from the moment a worker starts it: a verdict never depends on start-up time.
 A timed-out or crashed item becomes a format-error verdict (or a failed generation);
@@ -20,13 +23,13 @@ import contextlib
 import dataclasses
 import functools
 import logging
-import multiprocessing
 import signal
 import threading
 import time
 from typing import Any, Callable, Iterator, Sequence
 
 import pebble
+from loky.backend import context as loky_context
 
 from rlve_jax.gym import registry
 from rlve_jax.gym.env import ANSWER_TAGS, Environment, Problem, Verdict
@@ -195,7 +198,7 @@ class EnvPool:
     def _start(self) -> None:
         self._pool = pebble.ProcessPool(
             max_workers=self.workers, initializer=_init_worker, initargs=(self.memory_limit_mb, self._extra),
-            context=multiprocessing.get_context("spawn"))
+            context=loky_context.get_context("loky"))
 
     def _restart(self) -> None:
         """A fresh pebble pool in place of a broken one."""
