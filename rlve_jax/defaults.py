@@ -1,6 +1,6 @@
 """The full configuration tree with the paper's defaults (rlve_reference.md section c).
 
-Files in configs/ start from `base_config()` and change what differs; every key here is read
+Files in rlve_jax/configs/ (configs/ in a checkout) start from `base_config()` and change what differs; every key here is read
 by the code, and `--config.a.b=value` overrides of unknown keys fail. `validate(config)` checks
 every key against its domain (DOMAINS) before any model or pool work.
 """
@@ -14,7 +14,9 @@ from typing import Any, Callable, NamedTuple
 
 import ml_collections
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+# The experiment configs ship inside the package (rlve_jax/configs/, also reachable as configs/ in a checkout):
+# `defaults.experiment("c256")` and `import rlve_jax.configs.c256` work from any installed copy.
+CONFIGS = Path(__file__).resolve().with_name("configs")
 
 
 def base_config() -> ml_collections.ConfigDict:

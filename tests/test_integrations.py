@@ -1,8 +1,6 @@
 """The gym from TRL and verl: rows, reward functions called as the frameworks call them, `envs verify`."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -28,13 +26,6 @@ def answer(problem, markers, correct=True):
 def columns(rows):
     """Dataset columns as TRL passes them: one list per column, without "prompt"."""
     return {key: [row[key] for row in rows] for key in rows[0] if key != "prompt"}
-
-
-def test_the_module_is_jax_free():
-    code = ("import sys, rlve_jax.gym.integrations; "
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'jaxlib', 'flax', 'optax'));"
-            "assert not bad, bad")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(registry.CATALOG_PATH.parents[1]))
 
 
 @pytest.mark.parametrize("prompt_format", integrations.PROMPT_FORMATS)

@@ -3,7 +3,7 @@
     python -m rlve_jax.main --config=configs/eval_heldout.py --config.model.path=DIR
     python -m rlve_jax.main --config=configs/eval_benchmarks.py --config.model.path=DIR
     python -m rlve_jax.main --config=configs/eval_code.py --config.model.path=DIR --config.eval.code_path=DATA
-    python -m rlve_jax.evaluation.evaluate build-heldout --out data/heldout_test.jsonl   # regenerate the frozen set
+    python -m rlve_jax.evaluation.evaluate build-heldout --out rlve_jax/data/heldout_test.jsonl   # regenerate the frozen set
 
 Every answer is judged in the worker pool (hard time and memory limits): environment
 verifiers for the held-out set; math-verify (LaTeX parsing only, never Python evaluation)
@@ -37,9 +37,9 @@ from rlve_jax.evaluation.scores import format_summary, summarize
 
 log = logging.getLogger(__name__)
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-HELDOUT_PATH = REPO_ROOT / "data" / "heldout_test.jsonl"
-BENCHMARK_DIR = REPO_ROOT / "data" / "benchmarks"
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"  # rlve_jax/data: package data, ships in the wheel
+HELDOUT_PATH = DATA_DIR / "heldout_test.jsonl"
+BENCHMARK_DIR = DATA_DIR / "benchmarks"
 # name -> (file, samples per problem k for Avg@k, judge)
 BENCHMARKS = {
     "aime24": ("aime24.json", 64, "math"),

@@ -108,9 +108,11 @@ class DifficultyTooHigh(ValueError):
 
 @functools.cache
 def top_levels() -> dict[str, int]:
-    """{environment: top level} measured by experiments/find_top_levels.py ({} if never measured)."""
+    """{environment: top level} measured by experiments/find_top_levels.py (package data: a missing file is an
+    install error, never "no caps")."""
     if not TOP_LEVELS_PATH.exists():
-        return {}
+        raise FileNotFoundError(f"{TOP_LEVELS_PATH} is missing: this install of rlve_jax lacks its package data "
+                                "(reinstall it; experiments/find_top_levels.py regenerates the file)")
     levels = json.loads(TOP_LEVELS_PATH.read_text())["levels"]
     return {name: int(row["max_difficulty"]) for name, row in levels.items()}
 

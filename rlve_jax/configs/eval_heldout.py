@@ -1,4 +1,4 @@
-"""Accuracy on the 50 held-out environments (2 500 frozen problems, data/heldout_test.jsonl).
+"""Accuracy on the 50 held-out environments (2 500 frozen problems, rlve_jax/data/heldout_test.jsonl).
 
 python -m rlve_jax.main --config=configs/eval_heldout.py --config.model.path=DIR
 

@@ -1,0 +1,1 @@
+"""Mesh presets over an experiment config (`--config=configs/mesh/gpu8.py:c256`)."""
