@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rlve_jax.gym import registry  # noqa: E402
 from rlve_jax.gym.envs import parse_range  # noqa: E402
 from rlve_jax.gym.pool import EnvPool  # noqa: E402
+from rlve_jax.gym.env import ANSWER_TAGS  # noqa: E402
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -41,7 +42,7 @@ def time_env(name: str, difficulties: list[int], seeds: int) -> dict:
             gen.append(1000 * (time.perf_counter() - start))
             reference = env.reference(problem) or ""
             start = time.perf_counter()
-            env.verify(problem, f"<answer>{reference}</answer>")
+            env.verify(problem, f"<answer>{reference}</answer>", ANSWER_TAGS)
             ver.append(1000 * (time.perf_counter() - start))
         rows[d] = (statistics.median(gen), percentile(gen, 0.99), statistics.median(ver), percentile(ver, 0.99))
     return rows

@@ -78,7 +78,8 @@ def probe_item(name: str, level: int, seed: int, cpu_limit_s: float) -> dict:
     try:
         problem = environment.generate_any_level(level, seed)
         reference = environment.reference(problem)
-        correct = reference is None or environment.verify(problem, f"<answer>{reference}</answer>").accuracy
+        output = f"<answer>{reference}</answer>"
+        correct = reference is None or environment.verify(problem, output, env_module.ANSWER_TAGS).accuracy
     except CpuBudgetSpent:
         return {"seconds": time.process_time() - start, "rss_mb": _peak_rss_mb(), "prompt_chars": 0,
                 "reference_wrong": 0}

@@ -3,7 +3,7 @@
 import os
 import time
 
-from rlve_jax.gym.env import Environment
+from rlve_jax.gym.env import ANSWER_TAGS, Environment
 from rlve_jax.gym.environments._common import parse_int
 
 
@@ -66,6 +66,6 @@ def top_level_item(name: str, difficulty: int, seed: int) -> dict:
     start = time.process_time()
     problem = env.generate(difficulty, seed)
     reference = env.reference(problem)
-    correct = reference is None or env.verify(problem, f"<answer>{reference}</answer>").accuracy
+    correct = reference is None or env.verify(problem, f"<answer>{reference}</answer>", ANSWER_TAGS).accuracy
     return {"cpu_s": time.process_time() - start, "added_mb": (_status_kb("VmHWM:") - before_kb) / 1024,
             "prompt_chars": len(problem.prompt), "reference_correct": correct}

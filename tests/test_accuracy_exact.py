@@ -8,7 +8,7 @@ import pytest
 
 from rlve_jax.gym.environments.min_sum_distance_square import quadruple_cost
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import Verdict
+from rlve_jax.gym.env import ANSWER_TAGS, Verdict
 from rlve_jax.gym.environments._common import ALMOST_ONE, fraction_reward, ratio_reward, score_count
 
 LEVELS = (0, 4, 8, 12)
@@ -46,11 +46,11 @@ def test_reference_plus_one_is_never_accurate(name):
         for seed in SEEDS:
             problem = env.generate(d, seed)
             reference = int(env.reference(problem))
-            verdict = env.verify(problem, f"<answer>{reference + 1}</answer>")
+            verdict = env.verify(problem, f"<answer>{reference + 1}</answer>", ANSWER_TAGS)
             correct = SEVERAL_CORRECT.get(name, lambda data, value: False)(problem.data, reference + 1)
             assert verdict.accuracy == correct, (
                 f"{name} d={d} seed={seed}: {reference + 1} for {reference} got {verdict}")
-            assert env.verify(problem, f"<answer>{reference}</answer>").accuracy
+            assert env.verify(problem, f"<answer>{reference}</answer>", ANSWER_TAGS).accuracy
 
 
 def test_the_issues_examples():
@@ -59,12 +59,12 @@ def test_the_issues_examples():
     problem = env.generate(6, 0)
     reference = int(env.reference(problem))
     for offset in (1, 2, 32, -1):
-        verdict = env.verify(problem, f"<answer>{reference + offset}</answer>")
+        verdict = env.verify(problem, f"<answer>{reference + offset}</answer>", ANSWER_TAGS)
         assert 0.99999 < verdict.reward < 1 and not verdict.accuracy  # the shaped reward is the original's
     env = registry.make("SubsetSumSequence")
     problem = env.generate(6, 1)
     assert env.reference(problem) == "2101256"
-    assert not env.verify(problem, "<answer>2101257</answer>").accuracy
+    assert not env.verify(problem, "<answer>2101257</answer>", ANSWER_TAGS).accuracy
 
 
 def test_wrong_answers_stay_below_one_where_floats_round_to_one():

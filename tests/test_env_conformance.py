@@ -11,7 +11,7 @@ import time
 import pytest
 
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import BOXED, Problem
+from rlve_jax.gym.env import ANSWER_TAGS, BOXED, Problem
 
 ENV_NAMES = registry.names()
 DIFFICULTIES = range(7)
@@ -69,7 +69,7 @@ def test_reference_is_accepted_and_perturbation_rejected(env_problems):
         assert boxed == verdict, f"{env.name}: \\boxed{{}} extraction changed the verdict"
         wrong = env.perturb(problem, reference)
         assert wrong != reference
-        assert not env.verify(problem, tagged(wrong)).accuracy, (
+        assert not env.verify(problem, tagged(wrong), ANSWER_TAGS).accuracy, (
             f"{env.name} d={d} seed={seed}: perturbed answer {wrong[:200]!r} was accepted")
 
 
@@ -137,7 +137,7 @@ def test_prompts_differ_across_seeds(env_problems):
 def test_empty_answer_rarely_solves(env_problems):
     env, _ = env_problems
     problems = [env.generate(d, seed) for d in (0, 2, 4) for seed in range(200, 210)]
-    solved = sum(env.verify(p, tagged("")).accuracy for p in problems)
+    solved = sum(env.verify(p, tagged(""), ANSWER_TAGS).accuracy for p in problems)
     assert solved <= 1 or env.empty_answer_can_solve, (
         f"{env.name}: an empty answer solves {solved}/{len(problems)} problems")
 

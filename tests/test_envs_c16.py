@@ -18,14 +18,14 @@ from rlve_jax.gym.environments.subsequence_reversal_lnds import best_lnds_after_
 from rlve_jax.gym.environments.undamaged_submatrix_counting import count_all_ones_submatrices
 from rlve_jax.gym.environments.wyr_leveling_ground import min_operations
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import Problem
+from rlve_jax.gym.env import ANSWER_TAGS, Problem
 
 RNG = random.Random(0)
 
 
 def verdict(name, data, answer, threshold=1.0):
     problem = Problem(name, 0, 0, "", {}, data, threshold)
-    return registry.make(name).verify(problem, f"<answer>{answer}</answer>")
+    return registry.make(name).verify(problem, f"<answer>{answer}</answer>", ANSWER_TAGS)
 
 
 def test_sorting_rewards():

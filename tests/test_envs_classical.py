@@ -14,13 +14,13 @@ from rlve_jax.gym.environments import (
     whack_a_mole,
 )
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import Problem
+from rlve_jax.gym.env import ANSWER_TAGS, Problem
 
 
 def reward(name: str, data: dict, answer: str) -> float:
     """Reward of `answer` on a hand-made instance."""
     problem = Problem(name, 0, 0, "", {}, data)
-    return registry.make(name).verify(problem, f"<answer>{answer}</answer>").reward
+    return registry.make(name).verify(problem, f"<answer>{answer}</answer>", ANSWER_TAGS).reward
 
 
 # ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import Problem
+from rlve_jax.gym.env import ANSWER_TAGS, Problem
 
 from rlve_jax.gym.environments.almost_complete_graph_cycle_counting import almost_complete_cycles
 from rlve_jax.gym.environments.and_or_sequence_counting import count_and_or_sequences
@@ -52,7 +52,7 @@ def answer(text: str) -> str:
 def reward(name: str, data: dict, text: str) -> float:
     env = registry.make(name)
     problem = Problem(name, 0, 0, "prompt", {}, data, env.pass_threshold(data))
-    return env.verify(problem, answer(text)).reward
+    return env.verify(problem, answer(text), ANSWER_TAGS).reward
 
 
 def inversions(p) -> int:

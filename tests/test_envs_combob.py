@@ -24,6 +24,7 @@ from rlve_jax.gym.environments.scc_sequence_counting import scc_sequence_counts
 from rlve_jax.gym.environments.segment_tree_sorting_counting import sorting_sequences
 from rlve_jax.gym.environments.xor_equation_counting import tuples_in_range
 from rlve_jax.gym import registry
+from rlve_jax.gym.env import ANSWER_TAGS
 
 
 def score(name: str, data: dict, answer: str) -> float:
@@ -31,7 +32,7 @@ def score(name: str, data: dict, answer: str) -> float:
     env = registry.make(name)
     problem = env.generate(0, 0)
     problem = type(problem)(**{**problem.__dict__, "data": data})
-    return env.verify(problem, f"<answer>{answer}</answer>").reward
+    return env.verify(problem, f"<answer>{answer}</answer>", ANSWER_TAGS).reward
 
 
 # -- counting reward rules ----------------------------------------------------------------------

@@ -15,7 +15,7 @@ from rlve_jax.gym.environments.link_beads import max_blue_length
 from rlve_jax.gym.environments.max_tree_k_path_coverage import max_covered_vertices
 from rlve_jax.gym.environments.minimum_spanning_tree_counting import count_minimum_spanning_trees
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import FormatError
+from rlve_jax.gym.env import ANSWER_TAGS, FormatError
 
 
 def score(name, data, answer):
@@ -259,5 +259,5 @@ def test_huge_answers_are_bounded(name):
     """A 100 000-character answer of valid-looking integers is scored quickly, never crashes."""
     env = registry.make(name)
     problem = env.generate(3, 0)
-    verdict = env.verify(problem, "<answer>" + "0 1 " * 25_000 + "</answer>")
+    verdict = env.verify(problem, "<answer>" + "0 1 " * 25_000 + "</answer>", ANSWER_TAGS)
     assert -1.0 <= verdict.reward < 1.0

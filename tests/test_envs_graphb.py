@@ -30,14 +30,14 @@ from rlve_jax.gym.environments.triumphal_arch import min_per_turn
 from rlve_jax.gym.environments.vertex_k_center import covering_radius, k_center
 from rlve_jax.gym.environments.wyc import kth_walk_weight
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import Problem
+from rlve_jax.gym.env import ANSWER_TAGS, Problem
 
 RNG = random.Random(0)
 
 
 def reward(name: str, data: dict, answer: str) -> float:
     problem = Problem(name, 0, 0, "", {}, data, 1.0)
-    return registry.make(name).verify(problem, f"<answer>{answer}</answer>").reward
+    return registry.make(name).verify(problem, f"<answer>{answer}</answer>", ANSWER_TAGS).reward
 
 
 def random_weighted_graph(n: int, low: int, high: int) -> list[list[int]]:

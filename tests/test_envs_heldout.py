@@ -30,19 +30,19 @@ from rlve_jax.gym.environments.minimum_dominating_interval import cheapest_point
 from rlve_jax.gym.environments.most_component_tree_removing_two_paths import most_components
 from rlve_jax.gym.environments.stone_intervals_game import alice_total
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import FormatError, Problem
+from rlve_jax.gym.env import ANSWER_TAGS, FormatError, Problem
 
 
 def reward(name: str, data: dict, answer: str) -> float:
     env = registry.make(name)
     problem = Problem(name, 0, 0, "", {}, data, env.pass_threshold(data))
-    return env.verify(problem, f"<answer>{answer}</answer>").reward
+    return env.verify(problem, f"<answer>{answer}</answer>", ANSWER_TAGS).reward
 
 
 def verdict(name: str, data: dict, answer: str):
     env = registry.make(name)
     problem = Problem(name, 0, 0, "", {}, data, env.pass_threshold(data))
-    return env.verify(problem, f"<answer>{answer}</answer>")
+    return env.verify(problem, f"<answer>{answer}</answer>", ANSWER_TAGS)
 
 
 # ---------------------------------------------------------------------------
@@ -100,7 +100,7 @@ def test_countdown_threshold_is_the_best_reachable_value():
         numbers, target = problem.data["numbers"], problem.data["target"]
         best_gap = min(abs(v - target) for v in _all_values(tuple(map(Fraction, numbers))))
         assert problem.pass_threshold == pytest.approx(float(1 / (1 + best_gap)))
-        assert env.verify(problem, f"<answer>{env.reference(problem)}</answer>").accuracy
+        assert env.verify(problem, f"<answer>{env.reference(problem)}</answer>", ANSWER_TAGS).accuracy
 
 
 def test_countdown_search_finds_exact_hits_with_many_operands():

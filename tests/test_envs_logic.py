@@ -18,20 +18,20 @@ from rlve_jax.gym.environments.virus_synthesis import build_cost
 from rlve_jax.gym.environments.visible_line import visible_lines
 from rlve_jax.gym.environments.zero_prefix_subset_counting import prefix_free_subsets
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import Problem
+from rlve_jax.gym.env import ANSWER_TAGS, Problem
 
 
 def reward(name: str, data: dict, answer: str) -> float:
     """The verifier's reward for a hand-made instance."""
     env = registry.make(name)
     problem = Problem(name, 0, 0, "", {}, data, env.pass_threshold(data))
-    return env.verify(problem, f"<answer>{answer}</answer>").reward
+    return env.verify(problem, f"<answer>{answer}</answer>", ANSWER_TAGS).reward
 
 
 def accepted(name: str, data: dict, answer: str) -> bool:
     env = registry.make(name)
     problem = Problem(name, 0, 0, "", {}, data, env.pass_threshold(data))
-    return env.verify(problem, f"<answer>{answer}</answer>").accuracy
+    return env.verify(problem, f"<answer>{answer}</answer>", ANSWER_TAGS).accuracy
 
 
 # --- partial credit, invalid answers and format errors on hand-made instances -----------------------

@@ -20,7 +20,7 @@ from rlve_jax.gym.environments import (bezout_identity, clear_symmetry, delta_mi
 from rlve_jax.gym.environments._formulas import parse_expression
 from rlve_jax.gym.environments._numbers import euler_phi
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import FormatError, Problem
+from rlve_jax.gym.env import ANSWER_TAGS, FormatError, Problem
 from rlve_jax.gym.environments._common import score_count
 
 
@@ -28,7 +28,7 @@ def score(name: str, data: dict, answer: str) -> float:
     """Reward through the public verify() path, so format errors come out as -1."""
     env = registry.make(name)
     problem = Problem(name, 0, 0, "", {}, data, env.pass_threshold(data))
-    return env.verify(problem, f"<answer>{answer}</answer>").reward
+    return env.verify(problem, f"<answer>{answer}</answer>", ANSWER_TAGS).reward
 
 
 # ---------------------------------------------------------------------------
@@ -108,7 +108,7 @@ def test_generated_formulas_accept_their_references():
         env = registry.make(name)
         for d in (1, 5):
             problem = env.generate(d, 11)
-            assert env.verify(problem, f"<answer>{env.reference(problem)}</answer>").reward == 1.0
+            assert env.verify(problem, f"<answer>{env.reference(problem)}</answer>", ANSWER_TAGS).reward == 1.0
 
 
 # ---------------------------------------------------------------------------

@@ -39,7 +39,7 @@ from rlve_jax.gym.environments.min_conversion_to_cycle_cost import cheapest_cycl
 from rlve_jax.gym.environments.min_cost_reducing_lnds import cheapest_erasure
 from rlve_jax.gym.environments.min_cost_tree_coverage import cheapest_cover
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import Problem
+from rlve_jax.gym.env import ANSWER_TAGS, Problem
 
 TRIALS = 150
 
@@ -48,7 +48,7 @@ def reward(name: str, data: dict, text: str) -> float:
     """Reward of an answer text through the public verifier (format errors included)."""
     env = registry.make(name)
     problem = Problem(name, 0, 0, "prompt", {}, data, env.pass_threshold(data))
-    return env.verify(problem, f"<answer>{text}</answer>").reward
+    return env.verify(problem, f"<answer>{text}</answer>", ANSWER_TAGS).reward
 
 
 def rngs(count: int = TRIALS):

@@ -18,13 +18,13 @@ from rlve_jax.gym.environments.slo_elephants import apply_swaps, cheapest_swaps
 from rlve_jax.gym.environments.stunt_flying import best_show, show_score
 from rlve_jax.gym.environments.value_diminishing_selection import best_sequence, total_gain
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import Problem
+from rlve_jax.gym.env import ANSWER_TAGS, Problem
 
 
 def reward(name: str, data: dict, answer: str) -> float:
     env = registry.make(name)
     problem = Problem(name, 0, 0, "", {}, data, env.pass_threshold(data))
-    return env.verify(problem, f"<answer>{answer}</answer>").reward
+    return env.verify(problem, f"<answer>{answer}</answer>", ANSWER_TAGS).reward
 
 
 def rewards(name: str, data: dict, answers: list[str]) -> list[float]:
@@ -345,5 +345,5 @@ def test_segmentation_references_are_optimal_over_all_splits(name):
                     answer = " ".join(str(problem.data["A"][e - 1]) for e in ends)
                 else:
                     answer = " ".join(str(e - 1 + base) for e in ends)
-                best = max(best, env.verify(problem, f"<answer>{answer}</answer>").reward)
-        assert best == 1.0 == env.verify(problem, f"<answer>{env.reference(problem)}</answer>").reward
+                best = max(best, env.verify(problem, f"<answer>{answer}</answer>", ANSWER_TAGS).reward)
+        assert best == 1.0 == env.verify(problem, f"<answer>{env.reference(problem)}</answer>", ANSWER_TAGS).reward

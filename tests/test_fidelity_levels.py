@@ -14,6 +14,7 @@ import pytest
 from rlve_jax.gym.environments import jug_puzzle, recursive_function
 from rlve_jax.gym.environments._graphs import DENSITIES_L7, DENSITIES_L11, DENSITIES_L15, find_bridges
 from rlve_jax.gym import registry
+from rlve_jax.gym.env import ANSWER_TAGS
 
 ORIGINAL_3_PRIMES = {666623333, 998244353, 1000000007}
 ORIGINAL_2_PRIMES = {1000000007, 998244353}
@@ -111,7 +112,7 @@ def test_jug_puzzle_walk():
                 assert len(actions) == 1 and actions[0].startswith("Fill")
             else:  # candidates exclude capacity differences
                 assert target not in {a - b for a in capacities for b in capacities}
-            assert env.verify(problem, f"<answer>{problem.data['reference']}</answer>").accuracy
+            assert env.verify(problem, f"<answer>{problem.data['reference']}</answer>", ANSWER_TAGS).accuracy
     assert 0.35 <= capacity_targets / 360 <= 0.65  # the original: 49% (35-60% per level)
 
 
@@ -132,7 +133,7 @@ def test_minimum_directed_spanning_tree_arcs_into_the_root_and_weight_bound():
         bound = int(problem.params["edge_density"] * n * (n - 1))
         assert len(problem.data["edges"]) == bound and all(1 <= w <= bound for _, _, w in problem.data["edges"])
         into_root += any(t == root for _, t, _ in problem.data["edges"])
-        assert env.verify(problem, f"<answer>{problem.data['reference']}</answer>").accuracy
+        assert env.verify(problem, f"<answer>{problem.data['reference']}</answer>", ANSWER_TAGS).accuracy
     assert into_root >= 10
 
 

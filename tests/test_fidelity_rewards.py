@@ -12,6 +12,7 @@ from rlve_jax.gym.environments.land_acquisition import best_naive_cost
 from rlve_jax.gym.environments.quadratic_function_segmentation import total_value
 from rlve_jax.gym.environments.taking_prime_game import game_table
 from rlve_jax.gym import registry
+from rlve_jax.gym.env import ANSWER_TAGS
 
 # Section 4.1 / 4.3: the reward of an empty answer, as the original gives it.
 EMPTY_ANSWER_REWARD = {
@@ -29,16 +30,16 @@ def test_empty_answer_reward_is_the_originals(name):
     for d, seed in ((0, 0), (2, 1), (4, 2)):
         problem = env.generate(d, seed)
         for output in ("<answer></answer>", "<answer>  \n </answer>"):
-            assert env.verify(problem, output).reward == EMPTY_ANSWER_REWARD[name], (name, d, output)
+            assert env.verify(problem, output, ANSWER_TAGS).reward == EMPTY_ANSWER_REWARD[name], (name, d, output)
 
 
 def test_shortest_path_other_rewards_unchanged():
     """Only the empty walk moved: a non-integer token stays -1, a walk that misses N-1 stays -0.5."""
     env = registry.make("ShortestPath")
     problem = env.generate(3, 0)
-    assert env.verify(problem, "<answer>0 x</answer>").reward == -1.0
-    assert env.verify(problem, "<answer>0</answer>").reward == -0.5
-    assert env.verify(problem, f"<answer>{env.reference(problem)}</answer>").reward == 1.0
+    assert env.verify(problem, "<answer>0 x</answer>", ANSWER_TAGS).reward == -1.0
+    assert env.verify(problem, "<answer>0</answer>", ANSWER_TAGS).reward == -0.5
+    assert env.verify(problem, f"<answer>{env.reference(problem)}</answer>", ANSWER_TAGS).reward == 1.0
 
 
 def test_sat_clause_counts_truncate_the_float_product():
@@ -144,10 +145,11 @@ def test_formula_prompts_state_the_verifier_rules(name):
         reference = env.reference(problem)
         padding = cap - count_operations(parse_expression(reference))
         assert padding >= 0
-        assert env.verify(problem, f"<answer>({reference})" + " + 0" * padding + "</answer>").reward == 1.0
-        assert env.verify(problem, f"<answer>({reference})" + " + 0" * (padding + 1) + "</answer>").reward == 0.0
+        assert env.verify(problem, f"<answer>({reference})" + " + 0" * padding + "</answer>", ANSWER_TAGS).reward == 1.0
+        over = f"<answer>({reference})" + " + 0" * (padding + 1) + "</answer>"
+        assert env.verify(problem, over, ANSWER_TAGS).reward == 0.0
         nudge = "0.0000001*x" if name == "Integral" else "0.0000001"
-        assert env.verify(problem, f"<answer>{reference} + {nudge}</answer>").reward == 0.0
+        assert env.verify(problem, f"<answer>{reference} + {nudge}</answer>", ANSWER_TAGS).reward == 0.0
 
 
 @pytest.mark.parametrize("boxed_instruction", [True, False])

@@ -6,6 +6,7 @@ import pytest
 
 import rlve_jax.gym.environments as environments
 from rlve_jax.gym import envs, pool, registry
+from rlve_jax.gym.env import ANSWER_TAGS
 
 CUSTOM = '''
 """Echo a number back (a test-only custom environment)."""
@@ -86,7 +87,7 @@ def test_one_new_file_is_a_working_custom_environment(extra_modules, capsys):
     assert not any("EchoNumber" in members for members in registry.collections().values())
     env = registry.make("EchoNumber")
     problem = env.generate(2, 5)
-    assert env.verify(problem, f"<answer>{env.reference(problem)}</answer>").accuracy
+    assert env.verify(problem, f"<answer>{env.reference(problem)}</answer>", ANSWER_TAGS).accuracy
     assert registry.resolve("C1,EchoNumber") == ("Multiplication", "EchoNumber")
     with pool.EnvPool(workers=0) as inline:  # the pool reaches it by name
         assert inline.generate([("EchoNumber", 2, 5)]) == [problem]

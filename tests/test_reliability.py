@@ -14,7 +14,7 @@ import pytest
 from envs_for_tests import EchoEnv, SlowGenerateEnv
 from rlve_jax import defaults
 from rlve_jax.cli import flatten_keys
-from rlve_jax.gym.env import Problem
+from rlve_jax.gym.env import ANSWER_TAGS, Problem
 from rlve_jax.runtime.metrics import MetricsWriter, read_records
 from rlve_jax.gym.pool import EnvPool, FailureBudgetExceeded
 from rlve_jax.rl.warm_start import problems_with_references
@@ -178,11 +178,11 @@ def test_long_integer_answers_are_scored_not_rejected():
 
     env = registry.make("SmallestBinaryMultiple")
     problem = env.generate(0, 0)
-    assert env.verify(problem, tagged("2" * 4400)).reward == -0.5  # 4,400 digits: parsed, product not 0/1
+    assert env.verify(problem, tagged("2" * 4400), ANSWER_TAGS).reward == -0.5  # 4,400 digits: parsed, product not 0/1
     cinema = registry.make("Cinema")
     problem = cinema.generate_any_level(15, 0)  # a reduced fraction with thousands of digits
     answer = cinema.reference(problem)
-    assert len(answer) > 4300 and cinema.verify(problem, tagged(answer)).accuracy
+    assert len(answer) > 4300 and cinema.verify(problem, tagged(answer), ANSWER_TAGS).accuracy
     assert problem.to_json()  # long integers serialise too
     counting = registry.make("NoDoubleTripleCounting")
     problem = counting.generate_any_level(20, 0)
@@ -190,7 +190,7 @@ def test_long_integer_answers_are_scored_not_rejected():
     assert Problem.from_json(problem.to_json()) == problem
     # Elsewhere Python's guard stays: a 100,000-digit answer is a format error, not seconds of arithmetic.
     sorting = registry.make("Sorting")
-    assert sorting.verify(sorting.generate(0, 0), tagged("9" * 100_000)).reason == "format"
+    assert sorting.verify(sorting.generate(0, 0), tagged("9" * 100_000), ANSWER_TAGS).reason == "format"
 
 
 def test_kth_binary_tree_has_no_recursion_limit():

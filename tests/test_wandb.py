@@ -129,6 +129,16 @@ def test_a_resumed_run_continues_the_same_wandb_run(offline, tmp_path):
     second.close()
 
 
+def test_wandb_dir_is_honoured(offline, tmp_path, monkeypatch):
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path / "wandb_files"))
+    config = base_config()
+    config.log.wandb = True
+    writer = metrics.wandb_writer(config, tmp_path / "run")
+    writer.close()
+    assert glob.glob(str(tmp_path / "wandb_files" / "wandb" / "offline-run-*"))
+    assert not (tmp_path / "run" / "wandb").exists() and (tmp_path / "run" / "wandb_run_id").exists()
+
+
 def test_off_by_default_and_a_clear_error_without_the_package(tmp_path, monkeypatch):
     assert metrics.wandb_writer(base_config(), tmp_path) is None
     config = base_config()

@@ -245,8 +245,9 @@ class Environment:
             data = self.sample(dict(params), rng)
             return Problem(self.name, difficulty, seed, self.prompt(data), params, data, self.pass_threshold(data))
 
-    def verify(self, problem: Problem, output: str, markers: Sequence[str] = ANSWER_TAGS) -> Verdict:
-        """Score a model output; never raises. Missing markers or parse failures give -1."""
+    def verify(self, problem: Problem, output: str, markers: Sequence[str] = BOXED) -> Verdict:
+        """Score a model output; never raises. Missing markers or parse failures give -1. The default markers are
+        the default prompt's (\\boxed{}, the "chat" format); TinyZero-style prompts pass ANSWER_TAGS."""
         with long_int_text() if self.long_answers else contextlib.nullcontext():
             return self._verify(problem, output, markers)
 

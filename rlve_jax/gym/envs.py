@@ -2,12 +2,12 @@
 
   python -m rlve_jax.gym.envs list [--collection C16] [--implemented]
   python -m rlve_jax.gym.envs show Sorting --difficulty 9 --seed 1
-  python -m rlve_jax.gym.envs export --collection C16 --difficulties 0-4 --per-level 10 --out c16.jsonl \\
-      [--prompt-format chat|tinyzero|raw] [--tokenizer DIR]
+  python -m rlve_jax.gym.envs export --collection C16 --difficulties 0-4 --per-level 10 --out c16.parquet \\
+      [--prompt-format chat|tinyzero|raw] [--tokenizer DIR]                  # .parquet (pyarrow) or .jsonl
   python -m rlve_jax.gym.envs verify --problems c16.jsonl --responses responses.jsonl [--out scores.jsonl]
 
-Exported rows are the dataset rows TRL and verl read (rlve_jax/gym/integrations.py): the wrapped
-prompt and the serialised problem its verifier needs. `verify` scores a file of responses with
+Exported rows are the dataset rows TRL and verl read (rlve_jax/gym/integrations.py): the prompt as a
+user message and the serialised problem its verifier needs, as JSONL or Parquet (by the --out suffix). `verify` scores a file of responses with
 the environments' verifiers in the worker pool (hard time limits) and prints accuracy and reward
 per environment and level.
 """
@@ -76,19 +76,39 @@ def cmd_export(args) -> None:
     names = registry.resolve(args.collection)
     envs = registry.make_all(names)
     tokenizer = Tokenizer.from_dir(args.tokenizer) if args.tokenizer else None
-    count = 0
-    with open(args.out, "w", encoding="utf-8") as f:
-        for env in envs:
-            for d in args.difficulties:
-                for _ in range(args.per_level):  # one global seed counter, as in the original
-                    problem = env.generate(d, args.first_seed + count)
-                    row = integrations.problem_row(problem, args.prompt_format, tokenizer)
-                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
-                    count += 1
-    print(f"wrote {count} problems from {len(envs)} environments ({args.prompt_format} prompts) to {args.out}")
+    rows = []
+    for env in envs:
+        for d in args.difficulties:
+            for _ in range(args.per_level):  # one global seed counter, as in the original
+                problem = env.generate(d, args.first_seed + len(rows))
+                rows.append(integrations.problem_row(problem, args.prompt_format, tokenizer))
+    write_rows(rows, args.out)
+    print(f"wrote {len(rows)} problems from {len(envs)} environments ({args.prompt_format} prompts) to {args.out}")
 
 
-def read_jsonl(path: str) -> list[dict]:
+def _pyarrow_parquet():
+    try:
+        import pyarrow.parquet
+    except ImportError as error:
+        raise ValueError("Parquet files need pyarrow (pip install pyarrow), or use a .jsonl path") from error
+    return pyarrow.parquet
+
+
+def write_rows(rows: list[dict], path: str) -> None:
+    """Rows as Parquet (a .parquet path: what verl's examples load) or JSON lines (any other path)."""
+    if path.endswith(".parquet"):
+        import pyarrow
+
+        _pyarrow_parquet().write_table(pyarrow.Table.from_pylist(rows), path)
+        return
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
+def read_rows(path: str) -> list[dict]:
+    """Rows of a .parquet file or a JSON-lines file."""
+    if path.endswith(".parquet"):
+        return _pyarrow_parquet().read_table(path).to_pylist()
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
@@ -115,8 +135,8 @@ def cmd_verify(args) -> None:
     from rlve_jax.gym import integrations
     from rlve_jax.gym.env import ANSWER_TAGS, BOXED
 
-    parsed = [integrations.row_problem(row) for row in read_jsonl(args.problems)]
-    pairs = match_responses(len(parsed), read_jsonl(args.responses))
+    parsed = [integrations.row_problem(row) for row in read_rows(args.problems)]
+    pairs = match_responses(len(parsed), read_rows(args.responses))
     forced = {"boxed": BOXED, "answer": ANSWER_TAGS}.get(args.markers)
     problems = [parsed[i][0] for i, _ in pairs]
     scorer = integrations.GymScorer(args.workers, args.timeout_s, args.memory_limit_mb)
@@ -167,19 +187,22 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--data", action="store_true", help="also print the instance data")
     p.set_defaults(fn=cmd_show)
-    p = sub.add_parser("export", help="write a JSONL dataset (TRL/verl rows: wrapped prompt + serialised problem)")
+    p = sub.add_parser("export", help="write a dataset for TRL/verl (user-message prompt + serialised problem)")
     p.add_argument("--collection", required=True, help="collection name or comma-separated identifiers")
     p.add_argument("--difficulties", type=parse_range, default=parse_range("0-4"))
     p.add_argument("--per-level", type=int, default=10)
     p.add_argument("--first-seed", type=int, default=0)
     p.add_argument("--prompt-format", choices=("chat", "tinyzero", "raw"), default="chat",
-                   help="chat: a user message ending in the \\boxed{} instruction; tinyzero: the plain "
-                        "User/Assistant text with <answer> tags; raw: the environment's text")
+                   help="the user message's text (every format is one user message; tinyzero and raw rows also "
+                        "hold it as prompt_text, for base models): chat: the problem ending in the \\boxed{} "
+                        "instruction; tinyzero: the plain User/Assistant text with <answer> tags; raw: the "
+                        "environment's text (<answer> tags)")
     p.add_argument("--tokenizer", help="a tokenizer directory: chat rows also get the rendered prompt_text")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="a .parquet path (needs pyarrow) or a JSON-lines path")
     p.set_defaults(fn=cmd_export)
     p = sub.add_parser("verify", help="score a file of responses; accuracy and reward per environment and level")
-    p.add_argument("--problems", required=True, help="rows written by `export` (or bare Problem JSON lines)")
+    p.add_argument("--problems", required=True, help="rows written by `export` (.parquet or JSON lines; or bare "
+                                                     "Problem JSON lines)")
     p.add_argument("--responses", required=True,
                    help='JSONL: {"response": str} or {"responses": [str, ...]}, with "index" (the problem '
                         "line, from 0) or one row per problem in order")

@@ -4,29 +4,30 @@ A dataset row (`python -m rlve_jax.gym.envs export`, or `problem_row`) is the ro
 (docs/preparation/prepare_data.rst), which TRL reads as well:
 
     {"data_source": "rlve/Sorting",                 # verl picks the reward function by it
-     "prompt": [{"role": "user", "content": ...}],  # the wrapped prompt ("chat"), or the text
+     "prompt": [{"role": "user", "content": ...}],  # one user message, in every prompt format
      "ability": "rlve",
      "reward_model": {"style": "rule", "ground_truth": "<the Problem as JSON>"},
      "extra_info": {"env", "difficulty", "seed", "prompt_format", "answer_markers"}}
 
 Scoring runs the environment's own verifier in an EnvPool worker (rlve_jax/gym/pool.py: a hard
 wall-clock limit per answer, an address-space limit; a timeout or crash scores as a format error).
+Scorers are thread-safe: verl's reward loop calls `compute_score` from an executor's threads.
 
-TRL (GRPOTrainer calls reward functions with keyword arguments `prompts`, `completions`,
-`completions_ids`, `trainer_state` and every dataset column but "prompt"):
+TRL (GRPOTrainer, trl 1.x, calls each reward function with keyword arguments `prompts`, `completions`,
+`completion_ids`, `trainer_state`, `log_extra`, `log_metric` and every dataset column but "prompt"):
 
     from rlve_jax.gym.integrations import trl_reward
     GRPOTrainer(model=..., reward_funcs=trl_reward, train_dataset=load_dataset("json", data_files=P))
 
-verl (`custom_reward_function.path=rlve_jax/gym/integrations.py`, `custom_reward_function.name=compute_score`;
-with `reward_model.reward_manager=batch`, `name=compute_score_batch`).
+verl 0.9 (its reward loop calls `compute_score(data_source=, solution_str=, ground_truth=, extra_info=, **kw)`):
+`reward.custom_reward_function.path=pkg://rlve_jax.gym.integrations reward.custom_reward_function.name=compute_score`.
 """
 
 from __future__ import annotations
 
 import atexit
-import functools
 import json
+import threading
 from typing import Any, Iterable, Sequence
 
 from rlve_jax.gym.env import ANSWER_TAGS, BOXED, Environment, Problem, Verdict
@@ -51,20 +52,26 @@ def markers_for(prompt_format: str) -> tuple[str, str]:
     return BOXED if prompt_format == "chat" else ANSWER_TAGS
 
 
-def wrap_prompt(problem_prompt: str, prompt_format: str) -> str | list[dict[str, str]]:
-    """The prompt as this project trains on it: "chat" -> one user message (the framework applies the
-    model's chat template) ending in the boxed-answer instruction; "tinyzero" -> the plain
-    User/Assistant text; "raw" -> the environment's text unchanged."""
+def prompt_text(problem_prompt: str, prompt_format: str) -> str:
+    """The prompt as this project trains on it: "chat" -> the problem ending in the boxed-answer
+    instruction; "tinyzero" -> the plain User/Assistant text; "raw" -> the environment's text unchanged."""
     markers_for(prompt_format)
     if prompt_format == "chat":
-        return [{"role": "user", "content": f"{problem_prompt.rstrip()}\n\n{BOXED_INSTRUCTION}"}]
+        return f"{problem_prompt.rstrip()}\n\n{BOXED_INSTRUCTION}"
     if prompt_format == "tinyzero":
         return TINYZERO_TEMPLATE.format(prompt=problem_prompt)
     return problem_prompt
 
 
+def wrap_prompt(problem_prompt: str, prompt_format: str) -> list[dict[str, str]]:
+    """The prompt as one user message (what verl's RLHFDataset and TRL's conversational format load; the
+    framework applies the model's chat template)."""
+    return [{"role": "user", "content": prompt_text(problem_prompt, prompt_format)}]
+
+
 def problem_row(problem: Problem, prompt_format: str = "chat", tokenizer: Tokenizer | None = None) -> dict:
-    """One dataset row for `problem`; with a tokenizer, "chat" rows also get the rendered `prompt_text`."""
+    """One dataset row for `problem`. `prompt_text` is the exact text the policy sees: for "tinyzero" and "raw"
+    (base models, no chat template) the text itself; for "chat", with a tokenizer, the chat template rendered."""
     row = {
         "data_source": DATA_SOURCE_PREFIX + problem.env,
         "prompt": wrap_prompt(problem.prompt, prompt_format),
@@ -73,7 +80,9 @@ def problem_row(problem: Problem, prompt_format: str = "chat", tokenizer: Tokeni
         "extra_info": {"env": problem.env, "difficulty": problem.difficulty, "seed": problem.seed,
                        "prompt_format": prompt_format, "answer_markers": list(markers_for(prompt_format))},
     }
-    if tokenizer is not None and prompt_format == "chat":
+    if prompt_format != "chat":  # a base model's prompt: the text itself, no chat template
+        row["prompt_text"] = prompt_text(problem.prompt, prompt_format)
+    elif tokenizer is not None:
         row["prompt_text"] = tokenizer.apply_chat_template(row["prompt"], add_generation_prompt=True)
     return row
 
@@ -97,7 +106,8 @@ def parse_ground_truth(ground_truth: str | dict, extra_info: dict | None) -> tup
 
 
 class GymScorer:
-    """Verifies responses in an EnvPool (started on first use, closed at exit)."""
+    """Verifies responses in an EnvPool (started on first use, closed at exit); one call at a time, from any
+    thread (verl's reward managers call from an executor's threads)."""
 
     def __init__(self, workers: int = DEFAULT_WORKERS, timeout_s: float = DEFAULT_TIMEOUT_S,
                  memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB, extra_envs: Sequence[Environment] = ()):
@@ -106,9 +116,9 @@ class GymScorer:
         self.settings = (workers, timeout_s, memory_limit_mb)
         self.extra_envs = tuple(extra_envs)  # instances outside the registry (pickled to the workers)
         self._pool: EnvPool | None = None
+        self._lock = threading.Lock()  # EnvPool is not thread-safe: one batch at a time
 
-    @property
-    def pool(self) -> EnvPool:
+    def _started_pool(self) -> EnvPool:
         if self._pool is None:
             self._pool = EnvPool(*self.settings, extra_envs=self.extra_envs)
             atexit.register(self.close)
@@ -118,37 +128,58 @@ class GymScorer:
                markers: Sequence[tuple[str, str]]) -> list[Verdict]:
         """Verdicts in input order; items are batched per marker pair (one pool call each)."""
         verdicts: list[Verdict | None] = [None] * len(problems)
-        for pair in dict.fromkeys(map(tuple, markers)):
-            index = [i for i, m in enumerate(markers) if tuple(m) == pair]
-            for i, v in zip(index, self.pool.verify([problems[i] for i in index], [responses[i] for i in index],
-                                                    pair)):
-                verdicts[i] = v
+        with self._lock:
+            pool = self._started_pool()
+            for pair in dict.fromkeys(map(tuple, markers)):
+                index = [i for i, m in enumerate(markers) if tuple(m) == pair]
+                for i, v in zip(index, pool.verify([problems[i] for i in index], [responses[i] for i in index], pair)):
+                    verdicts[i] = v
         return verdicts  # type: ignore[return-value]
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
 
 
-@functools.lru_cache(maxsize=None)
+_SCORERS: dict[tuple, GymScorer] = {}
+_SCORERS_LOCK = threading.Lock()
+
+
 def scorer(workers: int = DEFAULT_WORKERS, timeout_s: float = DEFAULT_TIMEOUT_S,
            memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB) -> GymScorer:
-    """One shared scorer (and worker pool) per setting."""
-    return GymScorer(workers, timeout_s, memory_limit_mb)
+    """One shared scorer (and worker pool) per setting, whichever thread asks first."""
+    with _SCORERS_LOCK:
+        key = (workers, timeout_s, memory_limit_mb)
+        if key not in _SCORERS:
+            _SCORERS[key] = GymScorer(workers, timeout_s, memory_limit_mb)
+        return _SCORERS[key]
 
 
 def completion_text(completion: str | list[dict[str, Any]]) -> str:
-    """A TRL completion: a string (standard format) or a list of messages (conversational)."""
+    """A TRL completion: a string (standard format) or a list of messages (conversational), whose content is a
+    string or a list of parts ({"type": "text", "text": ...}); the assistant's text, in order."""
     if isinstance(completion, str):
         return completion
-    return "".join(message.get("content") or "" for message in completion)
+    texts = []
+    for message in completion:
+        content = message.get("content") or ""
+        if isinstance(content, str):
+            texts.append(content)
+        else:
+            texts.extend(part.get("text") or "" for part in content if part.get("type") == "text")
+    return "".join(texts)
 
 
 def make_trl_reward(reward_key: str = "reward", workers: int = DEFAULT_WORKERS,
                     timeout_s: float = DEFAULT_TIMEOUT_S, memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB):
     """A TRL GRPOTrainer reward function: the verifier's shaped reward in [-1, 1] ("reward") or its
-    binary accuracy ("accuracy"); None for rows that are not from the gym (TRL then skips them)."""
+    binary accuracy ("accuracy"); None for rows that are not from the gym (TRL then skips them).
+
+    Batch form (what GRPOTrainer passes: lists, one entry per completion, and any other keyword, ignored);
+    a single completion with its row's columns unwrapped (`completions="...", reward_model={...}`) gets
+    a list of one reward."""
     if reward_key not in ("reward", "accuracy"):
         raise ValueError(f"reward_key must be 'reward' or 'accuracy', got {reward_key!r}")
 
@@ -157,6 +188,10 @@ def make_trl_reward(reward_key: str = "reward", workers: int = DEFAULT_WORKERS,
         if reward_model is None:
             raise ValueError("the dataset has no 'reward_model' column: write it with `python -m rlve_jax.gym.envs "
                              "export` (or rlve_jax.gym.integrations.problem_row)")
+        if isinstance(reward_model, dict):  # one completion: its row's columns, unwrapped
+            completions, reward_model = [completions], [reward_model]
+            extra_info = [extra_info] if extra_info is not None else None
+            data_source = [data_source] if data_source is not None else None
         extra_info = extra_info or [None] * len(completions)
         data_source = data_source or [DATA_SOURCE_PREFIX] * len(completions)
         ours = [i for i, source in enumerate(data_source) if str(source).startswith(DATA_SOURCE_PREFIX)]
@@ -181,10 +216,11 @@ def _verl_result(verdict: Verdict) -> dict[str, float]:
 
 def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
                   workers: int = DEFAULT_WORKERS, timeout_s: float = DEFAULT_TIMEOUT_S,
-                  memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB) -> dict[str, float]:
+                  memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB, **verl_kwargs: Any) -> dict[str, float]:
     """verl's custom reward function: {"score": reward in [-1, 1], "acc": 0/1, "format_ok": 0/1}.
 
-    The limits can be set with verl's `custom_reward_function.reward_kwargs`.
+    The limits can be set with verl's `+reward.custom_reward_function.reward_kwargs.workers=8` (etc.);
+    other keywords verl's reward managers pass (reward_router_address, reward_model_tokenizer) are not used.
     """
     return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info], workers, timeout_s,
                                memory_limit_mb, as_dict=True)[0]
@@ -193,9 +229,9 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
 def compute_score_batch(data_sources: Iterable[str], solution_strs: Sequence[str], ground_truths: Iterable[str],
                         extra_infos: Iterable[dict | None] | None = None, workers: int = DEFAULT_WORKERS,
                         timeout_s: float = DEFAULT_TIMEOUT_S, memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
-                        as_dict: bool = False) -> list:
-    """verl's batch reward manager entry (reward_model.reward_manager=batch): one pool call for the
-    batch; rewards as floats (what every version of that manager reads), dicts with `as_dict`."""
+                        as_dict: bool = False, **verl_kwargs: Any) -> list:
+    """verl's legacy batch reward manager entry (verl.workers.reward_manager.batch, outside the reward loop): one
+    pool call for the batch; rewards as floats (what every version of that manager reads), dicts with `as_dict`."""
     data_sources = list(data_sources)
     extra_infos = list(extra_infos) if extra_infos is not None else [None] * len(data_sources)
     foreign = sorted({str(s) for s in data_sources if not str(s).startswith(DATA_SOURCE_PREFIX)})

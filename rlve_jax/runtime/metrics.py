@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import shutil
 from pathlib import Path
 from typing import Any, Sequence
@@ -179,7 +180,8 @@ class MetricsWriter:
 class WandbWriter:
     """The scalars TensorBoard gets, and the run's config, in a W&B run (WANDB_MODE=offline: local files).
 
-    The run id is kept in workdir/wandb_run_id, so a resumed training run continues its W&B run; the
+    W&B writes its files under $WANDB_DIR when that is set, else under the workdir. The run id is kept in
+    workdir/wandb_run_id, so a resumed training run continues its W&B run; the
     steps that run already holds (a resume redoes those after the last checkpoint, with the same values
     since training is reproducible) are not logged twice. Warm-start records are plotted against
     warm_start/step, everything else against step.
@@ -195,8 +197,9 @@ class WandbWriter:
         workdir.mkdir(parents=True, exist_ok=True)
         id_path = workdir / "wandb_run_id"
         run_id = id_path.read_text().strip() if id_path.exists() else None  # None: W&B makes one
+        files_dir = os.environ.get("WANDB_DIR") or str(workdir)  # W&B's own files: WANDB_DIR when set, else workdir
         self.run = wandb.init(project=project or None, name=name or workdir.absolute().name, tags=list(tags) or None,
-                              config=config, id=run_id, resume="allow", dir=str(workdir))
+                              config=config, id=run_id, resume="allow", dir=files_dir)
         id_path.write_text(self.run.id)
         self.resumed_through = int(self.run.summary.get("step", -1))  # last training step the run holds
         self._defined: set[str] = set()  # axes and key patterns given to define_metric
