@@ -61,7 +61,7 @@ def test_reference_is_accepted_and_perturbation_rejected(env_problems):
             assert d > 4, f"{env.name}: reference() must exist at difficulties 0-4 (d={d}, seed={seed})"
             continue
         round_tripped = Problem.from_json(problem.to_json())
-        verdict, elapsed = timed(env.verify, round_tripped, tagged(reference))
+        verdict, elapsed = timed(env.verify, round_tripped, tagged(reference), ANSWER_TAGS)
         assert elapsed < TIME_LIMIT_S, f"{env.name} d={d}: verify took {elapsed:.2f}s"
         assert verdict.accuracy and verdict.reward >= problem.pass_threshold - 1e-6, (
             f"{env.name} d={d} seed={seed}: reference {reference[:200]!r} got {verdict}")
@@ -105,7 +105,7 @@ def test_adversarial_outputs_never_raise(env_problems, tmp_path):
     for d in (0, 3, 6):
         problem = problems[d, SEEDS[0]]
         for output in ADVERSARIAL + evil:
-            verdict, elapsed = timed(env.verify, problem, output)
+            verdict, elapsed = timed(env.verify, problem, output, ANSWER_TAGS)
             assert -1.0 <= verdict.reward <= 1.0
             assert elapsed < TIME_LIMIT_S, f"{env.name}: {output[:30]!r}... took {elapsed:.2f}s"
             if not env.empty_answer_can_solve:
