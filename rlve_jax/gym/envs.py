@@ -7,9 +7,9 @@
   python -m rlve_jax.gym.envs verify --problems c16.jsonl --responses responses.jsonl [--out scores.jsonl]
 
 Exported rows are the dataset rows TRL and verl read (rlve_jax/gym/integrations.py): the prompt as a
-user message and the serialised problem its verifier needs, as JSONL or Parquet (by the --out suffix). `verify` scores a file of responses with
-the environments' verifiers in the worker pool (hard time limits) and prints accuracy and reward
-per environment and level.
+user message and the serialised problem its verifier needs, as JSONL or Parquet (by the --out suffix).
+`verify` scores a file of responses with the environments' verifiers in the worker pool (hard time
+limits) and prints accuracy and reward per environment and level.
 """
 
 from __future__ import annotations
@@ -90,7 +90,8 @@ def _pyarrow_parquet():
     try:
         import pyarrow.parquet
     except ImportError as error:
-        raise ValueError("Parquet files need pyarrow (pip install pyarrow), or use a .jsonl path") from error
+        raise ValueError("Parquet files need pyarrow: pip install 'rlve_jax[parquet]' (or use a .jsonl path)") \
+            from error
     return pyarrow.parquet
 
 
