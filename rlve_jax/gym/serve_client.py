@@ -109,16 +109,17 @@ def make_trl_reward(client: GymClient, reward_key: str = "reward"):
 
 
 def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
-                  url: str | None = None, token: str | None = None) -> dict[str, float]:
+                  url: str | None = None, token: str | None = None, **verl_kwargs: Any) -> dict[str, float]:
     """verl's custom reward function over HTTP: {"score", "acc", "format_ok"} for one response
-    (`custom_reward_function.path=rlve_jax/gym/serve_client.py`; the URL from reward_kwargs or RLVE_SERVE_URL)."""
+    (`reward.custom_reward_function.path=pkg://rlve_jax.gym.serve_client`; the URL from reward_kwargs or
+    RLVE_SERVE_URL). Other keywords verl's reward loop passes (reward_router_address, ...) are not used."""
     return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info], url, token,
                                as_dict=True)[0]
 
 
 def compute_score_batch(data_sources: Sequence[str], solution_strs: Sequence[str], ground_truths: Sequence[str],
                         extra_infos: Sequence[dict | None] | None = None, url: str | None = None,
-                        token: str | None = None, as_dict: bool = False) -> list:
+                        token: str | None = None, as_dict: bool = False, **verl_kwargs: Any) -> list:
     """verl's batch reward manager entry: one verify request for the batch; floats, or dicts with `as_dict`."""
     foreign = sorted({str(s) for s in data_sources if not str(s).startswith(DATA_SOURCE_PREFIX)})
     if foreign:
