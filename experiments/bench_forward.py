@@ -24,7 +24,7 @@ from flax import nnx
 
 from bench_common import best_time, table, tiny_pair  # first: puts the repository on sys.path
 from rlve_jax.models import attention
-from rlve_jax.rl import dapo
+from rlve_jax.rl import losses
 from rlve_jax.runtime import sharding
 from rlve_jax.rl.batching import build_sequences
 from rlve_jax.models.model import ModelConfig, Transformer
@@ -130,7 +130,7 @@ def train_step_rows(args, peak: float) -> None:
     model = nnx.jit(lambda: Transformer(cfg, rngs=nnx.Rngs(0)))()
     graphdef, params, rest = nnx.split(model, nnx.Param, ...)
     mesh = sharding.make_mesh(devices=jax.devices()[:1])
-    micro_loss = make_micro_loss(graphdef, rest, dapo.LossConfig(), 1.0)
+    micro_loss = make_micro_loss(graphdef, rest, losses.LossConfig(), 1.0)
     shardings = accumulator_shardings(micro_loss, params, mesh)
     accumulate = make_accumulate(micro_loss, shardings)
     zeros = jax.jit(lambda: zero_accumulator(micro_loss, params), out_shardings=shardings)

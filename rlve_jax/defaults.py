@@ -67,7 +67,9 @@ def base_config() -> ml_collections.ConfigDict:
     c.rollout.samples_per_prompt = 16  # G
     c.rollout.oversample_prompts = 384  # prompts drawn per generation round (dynamic sampling)
     c.rollout.max_rounds = 8  # give up filling the batch after this many rounds (train on what is kept)
-    c.rollout.dynamic_sampling = True  # drop groups whose rewards are all equal
+    # Dynamic sampling: which groups a step keeps (rlve_jax/rl/filters.py; docs/algorithms.md). "informative"
+    # (DAPO's, the paper's): groups whose rewards are not all equal; "all": every group.
+    c.rollout.group_filter = "informative"
     c.rollout.max_prompt_tokens = 2048  # longer prompts are skipped (and counted); 0 = no limit
     c.rollout.max_response_tokens = 24576
     c.rollout.temperature = 1.0
@@ -85,13 +87,30 @@ def base_config() -> ml_collections.ConfigDict:
     # the sampler devices' free memory after parameters and optimizer state (CPU: 1 GiB); static: one chunk.
     c.rollout.cache_budget_tokens = 0
 
+    # The RL algorithm's named parts (docs/algorithms.md: each name, its paper, its keys); the defaults are the
+    # paper's: GRPO advantages, DAPO's token-level clip-higher loss averaged per sequence, token-level TIS.
     c.loss = ml_collections.ConfigDict()
-    c.loss.clip_low = 0.2
+    c.loss.name = "dapo"  # policy loss (rlve_jax/rl/losses.py): "dapo" (token ratio) | "gspo" (sequence) | "cispo"
+    c.loss.advantage = "grpo"  # rlve_jax/rl/advantages.py: "grpo" (group mean and std) | "dr_grpo" | "rloo"
+    # "seq-mean-token-mean" (the original scripts) | "token-mean" (DAPO's) | "seq-mean-token-sum-norm" (Dr. GRPO's)
+    c.loss.aggregation = "seq-mean-token-mean"
+    c.loss.clip_low = 0.2  # ratio clip [1 - clip_low, 1 + clip_high] (GSPO's paper: 3e-4 and 4e-4)
     c.loss.clip_high = 0.28
-    c.loss.tis_clip = 2.0  # truncated importance sampling cap; 0 = off
-    c.loss.aggregation = "seq-mean-token-mean"  # the original scripts; "token-mean" is DAPO's
-    c.loss.normalize_std = True  # divide advantages by the group std (+1e-6)
-    c.loss.overlong_buffer = 0  # DAPO soft overlong penalty over the last N tokens; 0 = off (as the paper)
+    c.loss.shaping = "none"  # reward shaping (rlve_jax/rl/shaping.py): "none" (as the paper) | "overlong" (DAPO)
+    c.loss.overlong_buffer = 4096  # "overlong": penalty over the last N tokens of rollout.max_response_tokens
+    # Train/sampler mismatch correction (rlve_jax/rl/mismatch.py): "token_tis" (the paper's) | "seq_tis" |
+    # "token_mask" | "seq_mask" | "none"; TIS weights are capped at tis_clip, masking keeps ratios in [low, high].
+    c.loss.mismatch = "token_tis"
+    c.loss.tis_clip = 2.0
+    c.loss.mismatch_low = 0.5
+    c.loss.mismatch_high = 2.0
+    # Entropy control (rlve_jax/rl/entropy.py; Cui et al. 2025): "none" (as the paper) | "clip_cov" | "kl_cov".
+    c.loss.entropy_control = "none"
+    c.loss.clip_cov_fraction = 2e-4  # clip_cov: share of response tokens detached, among cov in (low, high)
+    c.loss.clip_cov_low = 1.0
+    c.loss.clip_cov_high = 5.0
+    c.loss.kl_cov_fraction = 2e-3  # kl_cov: share of response tokens (largest cov) penalised
+    c.loss.kl_cov_coef = 1.0
 
     c.optim = ml_collections.ConfigDict()
     c.optim.lr = 2e-6
@@ -104,6 +123,9 @@ def base_config() -> ml_collections.ConfigDict:
 
     c.train = ml_collections.ConfigDict()
     c.train.micro_batch_size = 16  # sequences per forward/backward; gradients accumulate exactly
+    # Optimizer steps per rollout batch (mu): the kept groups split into this many mini-batches, one step each;
+    # the loss's "old" logprobs are the sampling policy's, computed before the first step (1 = the paper's).
+    c.train.steps_per_rollout = 1
     # > 0: micro-batches of length-sorted sequences holding up to this many tokens (rows x padded length),
     # lengths bucketed finely (padding <= ~10%); 0 = micro_batch_size rows padded to the batch's longest.
     c.train.max_tokens_per_micro_batch = 0
@@ -238,6 +260,27 @@ def choice(*values: str) -> Domain:
     return Domain(lambda v: v in values, "one of " + ", ".join(repr(x) for x in values))
 
 
+def registered(module: str, registry: str) -> Domain:
+    """A name in one of rlve_jax.rl's registries (imported on first use: this module stays JAX-free)."""
+    names = lambda: importlib.import_module(module).__dict__[registry].names()  # noqa: E731
+    return Domain(lambda v: v in names(), LazyText(lambda: "one of " + ", ".join(repr(n) for n in names())))
+
+
+class LazyText(str):
+    """A Domain description computed when a message is written."""
+
+    def __new__(cls, make: Callable[[], str]):
+        text = super().__new__(cls, "a registered name")
+        text.make = make
+        return text
+
+    def __str__(self) -> str:
+        return self.make()
+
+    def __format__(self, spec: str) -> str:
+        return format(self.make(), spec)
+
+
 BOOL = Domain(lambda v: isinstance(v, bool), "True or False")
 TEXT = Domain(lambda v: isinstance(v, str), "a string")
 NON_EMPTY = Domain(lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty string")
@@ -259,18 +302,27 @@ DOMAINS: dict[str, Domain] = {
     "scheduler.window": integer(1), "scheduler.promote_threshold": PROBABILITY, "scheduler.min_prompts": integer(1),
     "scheduler.static_lo": integer(0), "scheduler.static_hi": integer(0),
     "rollout.prompts_per_step": integer(1), "rollout.samples_per_prompt": integer(1),
-    "rollout.oversample_prompts": integer(1), "rollout.max_rounds": integer(1), "rollout.dynamic_sampling": BOOL,
+    "rollout.oversample_prompts": integer(1), "rollout.max_rounds": integer(1),
+    "rollout.group_filter": registered("rlve_jax.rl.filters", "GROUP_FILTERS"),
     "rollout.max_prompt_tokens": integer(0), "rollout.max_response_tokens": integer(1),
     "rollout.temperature": number(0.0), "rollout.top_p": PROBABILITY, "rollout.top_k": integer(1, also=(-1,)),
     "rollout.cache_budget_tokens": integer(0), "rollout.engine": choice("continuous", "static"),
     "rollout.segment_steps": integer(1), "rollout.partial_rollouts": BOOL,
-    "loss.clip_low": number(0.0, 1.0, hi_open=True), "loss.clip_high": number(0.0), "loss.tis_clip": number(0.0),
-    "loss.aggregation": choice("token-mean", "seq-mean-token-mean"), "loss.normalize_std": BOOL,
-    "loss.overlong_buffer": integer(0),
+    "loss.name": registered("rlve_jax.rl.losses", "POLICY_LOSSES"),
+    "loss.advantage": registered("rlve_jax.rl.advantages", "ADVANTAGES"),
+    "loss.aggregation": registered("rlve_jax.rl.losses", "AGGREGATIONS"),
+    "loss.clip_low": number(0.0, 1.0, hi_open=True), "loss.clip_high": number(0.0),
+    "loss.shaping": registered("rlve_jax.rl.shaping", "SHAPING"), "loss.overlong_buffer": integer(1),
+    "loss.mismatch": registered("rlve_jax.rl.mismatch", "MISMATCH"), "loss.tis_clip": number(0.0, lo_open=True),
+    "loss.mismatch_low": number(0.0, 1.0, lo_open=True), "loss.mismatch_high": number(1.0),
+    "loss.entropy_control": registered("rlve_jax.rl.entropy", "ENTROPY_CONTROLS"),
+    "loss.clip_cov_fraction": PROBABILITY, "loss.clip_cov_low": number(), "loss.clip_cov_high": number(),
+    "loss.kl_cov_fraction": PROBABILITY, "loss.kl_cov_coef": number(0.0),
     "optim.lr": number(0.0, lo_open=True), "optim.b1": number(0.0, 1.0, hi_open=True),
     "optim.b2": number(0.0, 1.0, hi_open=True), "optim.eps": number(0.0, lo_open=True),
     "optim.weight_decay": number(0.0), "optim.grad_clip": number(0.0), "optim.warmup_steps": integer(0),
     "train.micro_batch_size": integer(1), "train.max_tokens_per_micro_batch": integer(0),
+    "train.steps_per_rollout": integer(1),
     "warm_start.steps": integer(0), "warm_start.batch_size": integer(1), "warm_start.lr": number(0.0, lo_open=True),
     "warm_start.max_difficulty": integer(0),
     "mesh.data": integer(1, also=(-1,)), "mesh.fsdp": integer(1, also=(-1,)), "mesh.tensor": integer(1, also=(-1,)),
@@ -303,20 +355,30 @@ def _leaves(config: ml_collections.ConfigDict, prefix: str = "") -> dict[str, An
 def _relations(c: ml_collections.ConfigDict) -> list[str]:
     """Checks that tie keys together (only run once every key is in its domain)."""
     problems = []
-    if c.rollout.samples_per_prompt < 2 and c.rollout.dynamic_sampling:
-        problems.append("dynamic sampling needs rollout.samples_per_prompt >= 2")
-    rows = c.rollout.prompts_per_step * c.rollout.samples_per_prompt
+    if c.rollout.samples_per_prompt < 2 and c.rollout.group_filter == "informative":
+        problems.append("rollout.group_filter='informative' (dynamic sampling) needs "
+                        "rollout.samples_per_prompt >= 2")
+    mu = c.train.steps_per_rollout
+    if c.rollout.prompts_per_step % mu:
+        problems.append(f"train.steps_per_rollout={mu} must divide "
+                        f"rollout.prompts_per_step={c.rollout.prompts_per_step} (each optimizer step takes as many "
+                        "groups)")
+    rows = c.rollout.prompts_per_step * c.rollout.samples_per_prompt // mu
     if rows % c.train.micro_batch_size:
         problems.append(f"train.micro_batch_size={c.train.micro_batch_size} must divide the batch of {rows} "
-                        f"sequences (prompts_per_step x samples_per_prompt)")
+                        "sequences of an optimizer step (prompts_per_step x samples_per_prompt / "
+                        "train.steps_per_rollout)")
     if c.scheduler.static_lo > c.scheduler.static_hi:
         problems.append(f"scheduler.static_lo={c.scheduler.static_lo} must be <= "
                         f"scheduler.static_hi={c.scheduler.static_hi}")
-    if c.loss.overlong_buffer >= c.rollout.max_response_tokens:
+    if c.loss.shaping == "overlong" and c.loss.overlong_buffer >= c.rollout.max_response_tokens:
         problems.append(f"loss.overlong_buffer={c.loss.overlong_buffer} must be below "
-                        f"rollout.max_response_tokens={c.rollout.max_response_tokens}")
+                        f"rollout.max_response_tokens={c.rollout.max_response_tokens} (loss.shaping='overlong')")
     if c.rollout.partial_rollouts and c.rollout.engine != "continuous":
         problems.append("rollout.partial_rollouts=True needs rollout.engine='continuous'")
+    if c.loss.entropy_control == "clip_cov" and c.loss.clip_cov_low >= c.loss.clip_cov_high:
+        problems.append(f"loss.clip_cov_low={c.loss.clip_cov_low:g} must be below "
+                        f"loss.clip_cov_high={c.loss.clip_cov_high:g}")
     if [c.mesh.data, c.mesh.fsdp, c.mesh.tensor].count(-1) > 1:
         problems.append("at most one of mesh.data, mesh.fsdp, mesh.tensor may be -1 (the remaining devices)")
     return problems or _environment_problems(c)

@@ -33,7 +33,7 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from rlve_jax.models import attention
-from rlve_jax.rl import dapo
+from rlve_jax.rl import losses
 from rlve_jax.generation import engine
 from rlve_jax.runtime import sharding
 from rlve_jax.rl.batching import SequenceBatch, bucket, fine_bucket
@@ -203,8 +203,7 @@ def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> li
     opt_shapes = jax.eval_shape(tx.init, params)
     opt_state = _abstract(opt_shapes, optax.tree_map_params(tx, lambda _, p: p.sharding, opt_shapes, params,
                                                             transform_non_params=lambda _: replicated))
-    loss_config = dapo.LossConfig(config.loss.clip_low, config.loss.clip_high, config.loss.tis_clip,
-                                  config.loss.aggregation)
+    loss_config = losses.loss_config(config.loss, config.rollout.max_response_tokens)
     micro_loss = make_micro_loss(graphdef, rest, loss_config, config.rollout.temperature,
                                  logits_tokens(config.train, cfg))
     acc_shardings = accumulator_shardings(micro_loss, params, mesh)

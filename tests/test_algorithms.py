@@ -1,14 +1,20 @@
 """The RL algorithm's named plug points against hand-computed small batches: advantage estimators, reward
 shaping, group filters, policy losses and aggregations, mismatch corrections, entropy controls."""
 
+import dataclasses
 import math
 
 import jax
 import jax.numpy as jnp
+import ml_collections
 import numpy as np
 import pytest
+from flax import nnx
 
-from rlve_jax.rl import entropy, losses, mismatch
+from rlve_jax.models.model import PRESETS, Transformer
+from rlve_jax.rl import entropy, losses, mismatch, train_step
+from rlve_jax.rl.batching import build_sequences
+from rlve_jax.runtime import sharding
 from rlve_jax.rl.advantages import ADVANTAGES
 from rlve_jax.rl.filters import GROUP_FILTERS
 from rlve_jax.rl.registry import Registry
@@ -233,3 +239,55 @@ def test_clip_cov_detaches_random_tokens_in_the_covariance_band():
     assert float(metrics["entropy_control_tokens"]) == 1.0
     with pytest.raises(ValueError, match="PRNG key"):
         losses.policy_loss(LOGP, LOGP, None, ADV, ONES, config)
+
+
+# ---------------------------------------------------------------------------
+# Several optimizer steps per rollout (train.steps_per_rollout)
+
+
+def test_mini_batches_split_whole_groups_in_draw_order():
+    parts = train_step.mini_batches(groups=5, group_size=2, steps=2)
+    assert [p.tolist() for p in parts] == [[0, 1, 2, 3, 4, 5], [6, 7, 8, 9]]
+    assert [p.tolist() for p in train_step.mini_batches(1, 3, 4)] == [[0, 1, 2]]  # empty mini-batches dropped
+    assert [p.tolist() for p in train_step.mini_batches(2, 2, 1)] == [[0, 1, 2, 3]]
+
+
+def test_train_metrics_over_steps():
+    steps = [{"loss": 1.0, "grad_norm": 2.0, "learning_rate": 0.1, "tokens": 10.0, "clip_fraction": 0.0,
+              "tis_weight": 10.0},
+             {"loss": 3.0, "grad_norm": 4.0, "learning_rate": 0.2, "tokens": 30.0, "clip_fraction": 6.0,
+              "tis_weight": 30.0}]
+    assert train_step.train_metrics(steps) == {
+        "train/loss": 2.0, "train/grad_norm": 3.0, "train/learning_rate": 0.2, "train/clip_fraction": 6.0 / 40,
+        "train/tis_weight": 1.0, "train/clip_fraction_after_first": 6.0 / 30}
+    assert "train/clip_fraction_after_first" not in train_step.train_metrics(steps[:1])
+
+
+def test_old_logprobs_make_the_clip_act_after_an_update():
+    """The old logprobs of the sampling policy give the same first step as stop_gradient (ratio 1); after an
+    optimizer step on the same batch, the ratio moves and the clip acts."""
+    cfg = dataclasses.replace(PRESETS["micro"], num_layers=1)
+    graphdef, params, rest = nnx.split(Transformer(cfg, rngs=nnx.Rngs(0)), nnx.Param, ...)
+    mesh = sharding.make_mesh(devices=jax.devices()[:1])
+    rng = np.random.default_rng(0)
+    prompts = [rng.integers(0, cfg.vocab_size, 4).tolist() for _ in range(4)]
+    responses = [rng.integers(0, cfg.vocab_size, 6).tolist() for _ in range(4)]
+    batch = build_sequences(prompts, responses, 0, [np.full(6, -3.0, np.float32)] * 4, [1.0, -1.0, 1.0, -1.0])
+    micro_loss = train_step.make_micro_loss(graphdef, rest, losses.LossConfig(), 1.0)
+    shardings = train_step.accumulator_shardings(micro_loss, params, mesh)
+    accumulate = train_step.make_accumulate(micro_loss, shardings)
+    optim = ml_collections.ConfigDict(dict(lr=0.05, b1=0.9, b2=0.98, eps=1e-8, weight_decay=0.0, grad_clip=0.0,
+                                           warmup_steps=0))
+    tx = train_step.make_optimizer(optim)
+    opt_state = train_step.init_optimizer(tx, params, mesh)
+    apply = train_step.make_apply(tx, params, opt_state, mesh, train_step.learning_rate(optim))
+    with jax.set_mesh(mesh):
+        old = train_step.make_logprobs(graphdef, rest, 1.0)(params, batch)
+        first = accumulate(params, train_step.zero_accumulator(micro_loss, params), batch, None)
+        same = accumulate(params, train_step.zero_accumulator(micro_loss, params), batch, old)
+        for a, b in zip(jax.tree.leaves(first.grads), jax.tree.leaves(same.grads)):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+        assert float(first.metrics["clip_fraction"]) == 0.0
+        params, opt_state, _ = apply(params, opt_state, first)
+        second = accumulate(params, train_step.zero_accumulator(micro_loss, params), batch, old)
+    assert float(second.metrics["clip_fraction"]) > 0.0

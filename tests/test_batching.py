@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from flax import nnx
 
-from rlve_jax.rl import dapo
+from rlve_jax.rl import losses
 from rlve_jax.runtime import sharding
 from rlve_jax.rl.batching import (build_sequences, fine_bucket, fixed_micro_batches, padding_fraction,
                                token_budget_micro_batches)
@@ -71,7 +71,8 @@ def setup():
 def _accumulate(setup, aggregation: str, batches):
     """The Accumulator after accumulating `batches` ((sequence indices, padded length) pairs)."""
     graphdef, params, rest, mesh, (prompts, responses, sampler, advantages) = setup
-    micro_loss = make_micro_loss(graphdef, rest, dapo.LossConfig(aggregation=aggregation), 1.0)
+    config = losses.LossConfig(aggregation=aggregation, max_response_tokens=64)
+    micro_loss = make_micro_loss(graphdef, rest, config, 1.0)
     accumulate = make_accumulate(micro_loss, accumulator_shardings(micro_loss, params, mesh))
     acc = zero_accumulator(micro_loss, params)
     with jax.set_mesh(mesh):
@@ -82,7 +83,7 @@ def _accumulate(setup, aggregation: str, batches):
     return acc
 
 
-@pytest.mark.parametrize("aggregation", dapo.AGGREGATIONS)
+@pytest.mark.parametrize("aggregation", losses.AGGREGATIONS.names())
 def test_accumulated_micro_batches_match_the_unbatched_step(setup, aggregation):
     """The loss (sum / denominator), its gradients and the metric sums over micro-batches of two shapes
     equal those of one micro-batch holding every sequence."""

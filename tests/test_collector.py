@@ -10,7 +10,8 @@ def records(informative: list[bool], g: int = 4) -> GroupRecords:
     n = len(informative)
     reward = np.array([[0.0, 1.0] * (g // 2) if i else [1.0] * g for i in informative])
     return GroupRecords(owner=np.zeros(n, np.int32), env=np.zeros(n, np.int32), difficulty=np.zeros(n, np.int32),
-                        prompt_length=np.full(n, 5, np.int32), informative=np.array(informative), reward=reward,
+                        prompt_length=np.full(n, 5, np.int32), informative=np.array(informative),
+                        passes=np.array(informative), reward=reward,
                         accuracy=reward > 0, format_ok=np.ones((n, g), bool), length=np.full((n, g), 3, np.int32),
                         truncated=np.zeros((n, g), bool))
 

@@ -1,1 +1,2 @@
-"""Learning from rollouts: collection with dynamic sampling, the DAPO loss, micro-batching, the update."""
+"""Learning from rollouts: collection with dynamic sampling, the named algorithm parts (docs/algorithms.md),
+micro-batching, the update."""

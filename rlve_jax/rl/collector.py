@@ -26,6 +26,7 @@ from rlve_jax.generation.generator import Generator
 from rlve_jax.generation.rollout import (Group, PendingGroup, RolloutStats, SamplingSettings, sample_groups,
                                          sample_groups_partial)
 from rlve_jax.gym.scheduler import AdaptiveScheduler
+from rlve_jax.rl.filters import GROUP_FILTERS, informative
 
 
 class GroupRecords(NamedTuple):
@@ -39,6 +40,7 @@ class GroupRecords(NamedTuple):
     difficulty: np.ndarray  # [N] int32
     prompt_length: np.ndarray  # [N] int32, prompt tokens
     informative: np.ndarray  # [N] bool, its rewards (config.env.reward_key) are not all equal
+    passes: np.ndarray  # [N] bool, rollout.group_filter keeps it
     reward: np.ndarray  # [N, G] float64, the verdicts' shaped reward
     accuracy: np.ndarray  # [N, G] bool
     format_ok: np.ndarray  # [N, G] bool
@@ -81,6 +83,7 @@ class Collector:
         self.policy, self.pool, self.scheduler, self.generator = policy, pool, scheduler, generator
         self.env_names = list(env_names)
         self.rollout, self.seed, self.reward_key = rollout, seed, reward_key
+        self.group_filter = GROUP_FILTERS[rollout.group_filter]
         self.max_failure_share = max_failure_share
         self.sampling = sampling_settings(rollout)
         self.partial = rollout.partial_rollouts
@@ -139,8 +142,8 @@ class Collector:
             first = sum(len(r.owner) for r in rounds)
             rounds.append(self.gather_records(groups, -(-len(draws) // jax.process_count()) + carried_in))
             mine += groups
-            for i, informative in enumerate(rounds[-1].informative):
-                if (informative or not cfg.dynamic_sampling) and len(kept) < cfg.prompts_per_step:
+            for i, passes in enumerate(rounds[-1].passes):
+                if passes and len(kept) < cfg.prompts_per_step:
                     kept.append(first + i)
             if len(kept) >= cfg.prompts_per_step:
                 break
@@ -163,9 +166,8 @@ class Collector:
         return Collection(mine, records, np.array(kept, np.int64), stats, failures.metrics())
 
     def keeps(self, group: Group) -> bool:
-        """Whether the batch would keep this group: its G rewards are not all equal (every group without
-        dynamic sampling)."""
-        return not self.rollout.dynamic_sampling or bool(np.std(group.rewards(self.reward_key)) > 0)
+        """Whether the batch would keep this group (rollout.group_filter on its rewards)."""
+        return self.group_filter(group.rewards(self.reward_key))
 
     def gather_records(self, groups: list[Group], capacity: int) -> GroupRecords:
         """Every process's groups of one round as records, in draw order (identical on every process)."""
@@ -173,7 +175,7 @@ class Collector:
         local = GroupRecords(
             owner=np.full(capacity, -1, np.int32), env=np.zeros(capacity, np.int32),  # owner -1: an empty slot
             difficulty=np.zeros(capacity, np.int32), prompt_length=np.zeros(capacity, np.int32),
-            informative=np.zeros(capacity, bool), reward=np.zeros((capacity, g)),
+            informative=np.zeros(capacity, bool), passes=np.zeros(capacity, bool), reward=np.zeros((capacity, g)),
             accuracy=np.zeros((capacity, g), bool), format_ok=np.zeros((capacity, g), bool),
             length=np.zeros((capacity, g), np.int32), truncated=np.zeros((capacity, g), bool))
         for i, group in enumerate(groups):
@@ -181,7 +183,8 @@ class Collector:
             local.env[i] = self.env_names.index(group.problem.env)
             local.difficulty[i] = group.problem.difficulty
             local.prompt_length[i] = len(group.prompt_tokens)
-            local.informative[i] = np.std(group.rewards(self.reward_key)) > 0
+            local.informative[i] = informative(group.rewards(self.reward_key))
+            local.passes[i] = self.keeps(group)
             local.reward[i] = [v.reward for v in group.verdicts]
             local.accuracy[i] = [v.accuracy for v in group.verdicts]
             local.format_ok[i] = [v.format_ok for v in group.verdicts]

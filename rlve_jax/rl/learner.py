@@ -22,12 +22,15 @@ from jax.sharding import PartitionSpec as P
 
 from rlve_jax.generation.rollout import Group
 from rlve_jax.models.policy import Policy
-from rlve_jax.rl import dapo
+from rlve_jax.rl import losses
+from rlve_jax.rl.advantages import ADVANTAGES
 from rlve_jax.rl.batching import (MicroBatch, SequenceBatch, bucket, build_sequences, fixed_micro_batches,
                                   padding_fraction, token_budget_micro_batches)
 from rlve_jax.rl.collector import Collection, rank_within
+from rlve_jax.rl.shaping import SHAPING, ShapingConfig
 from rlve_jax.rl.train_step import (accumulator_shardings, init_optimizer, learning_rate, logits_tokens,
-                                    make_accumulate, make_apply, make_micro_loss, make_optimizer, zero_accumulator)
+                                    make_accumulate, make_apply, make_logprobs, make_micro_loss, make_optimizer,
+                                    mini_batches, train_metrics, zero_accumulator)
 from rlve_jax.runtime import sharding
 
 
@@ -57,7 +60,8 @@ def staging_layout(owner: np.ndarray, group_size: int, process_count: int, shard
 
 
 class Learner:
-    """The optimizer state and the update on the policy's parameters (DAPO loss, optax)."""
+    """The optimizer state and the update on the policy's parameters: reward shaping, the advantage estimator and
+    the policy loss named by the loss section (docs/algorithms.md), train.steps_per_rollout optimizer steps."""
 
     def __init__(self, policy: Policy, *, optim: ml_collections.ConfigDict, loss: ml_collections.ConfigDict,
                  train: ml_collections.ConfigDict, rollout: ml_collections.ConfigDict, reward_key: str):
@@ -69,10 +73,14 @@ class Learner:
         self.tx = make_optimizer(optim)
         self.opt_state = init_optimizer(self.tx, policy.params, mesh)
         model_config = nnx.merge(policy.graphdef, policy.params, policy.rest).config
-        loss_config = dapo.LossConfig(clip_low=loss.clip_low, clip_high=loss.clip_high, tis_clip=loss.tis_clip,
-                                      aggregation=loss.aggregation)
+        self.advantages, self.shaping = ADVANTAGES[loss.advantage], SHAPING[loss.shaping]
+        self.shaping_config = ShapingConfig(rollout.max_response_tokens, loss.overlong_buffer)
+        loss_config = losses.loss_config(loss, rollout.max_response_tokens)
         micro_loss = make_micro_loss(policy.graphdef, policy.rest, loss_config, rollout.temperature,
                                      logits_tokens(train, model_config))
+        # The sampling policy's logprobs, before the first of several steps per rollout.
+        self.old_logprobs = make_logprobs(policy.graphdef, policy.rest, rollout.temperature,
+                                          logits_tokens(train, model_config))
         acc_shardings = accumulator_shardings(micro_loss, policy.params, mesh)
         self.zero_accumulator = jax.jit(lambda: zero_accumulator(micro_loss, policy.params),
                                         out_shardings=acc_shardings)
@@ -88,21 +96,24 @@ class Learner:
         self.assemble = assemble
 
     def micro_batches(self, lengths: np.ndarray) -> list[MicroBatch]:
-        """The step's sequences (lengths [n] in draw order) as micro-batches: fixed rows and length, or a
+        """One mini-batch's sequences (lengths [n] in draw order) as micro-batches: fixed rows and length, or a
         token budget per micro-batch (train.max_tokens_per_micro_batch)."""
         if self.train.max_tokens_per_micro_batch:
             return token_budget_micro_batches(lengths, self.train.max_tokens_per_micro_batch, self.data_parallel)
-        rows = self.rollout.prompts_per_step * self.group_size
+        rows = self.rollout.prompts_per_step * self.group_size // self.train.steps_per_rollout
         return fixed_micro_batches(len(lengths), rows, self.train.micro_batch_size, bucket(int(np.max(lengths))))
 
-    def shaped_rewards(self, group: Group) -> np.ndarray:
-        """The reward key, plus DAPO's soft overlong penalty when configured."""
-        rewards = group.rewards(self.reward_key)
-        if self.loss.overlong_buffer:
-            lengths = np.array([len(r) for r in group.response_tokens])
-            rewards = rewards + dapo.overlong_penalty(lengths, self.rollout.max_response_tokens,
-                                                      self.loss.overlong_buffer)
-        return rewards
+    def step_plans(self, lengths: np.ndarray, groups: int) -> list[list[MicroBatch]]:
+        """The micro-batches of each optimizer step (rows: indices into the step's [n] kept sequences)."""
+        return [[MicroBatch(np.where(m.rows >= 0, part[np.maximum(m.rows, 0)], -1), m.length)
+                 for m in self.micro_batches(lengths[part])]
+                for part in mini_batches(groups, self.group_size, self.train.steps_per_rollout)]
+
+    def group_advantages(self, group: Group) -> np.ndarray:
+        """The group's rewards (reward key), shaped (loss.shaping), through the advantage estimator: [G]."""
+        lengths = np.array([len(r) for r in group.response_tokens])
+        rewards = self.shaping(group.rewards(self.reward_key), lengths, self.shaping_config)
+        return self.advantages(rewards[None])[0]
 
     def update(self, collection: Collection) -> dict[str, float]:
         """One optimizer step on the collection's kept groups; the step's train/ metrics."""
@@ -112,10 +123,10 @@ class Learner:
         own = [collection.mine[i] for i in mine]
         layout = staging_layout(owner, g, jax.process_count(), self.data_parallel // jax.process_count(),
                                 functools.partial(sharding.process_rows, self.staging_sharding))
-        advantages = [a for group in own
-                      for a in dapo.group_advantages(self.shaped_rewards(group), g, self.loss.normalize_std)]
+        advantages = [a for group in own for a in self.group_advantages(group)]
         lengths = (records.prompt_length[kept][:, None] + records.length[kept]).reshape(-1)  # [n] draw order
-        micro_batches = self.micro_batches(lengths)
+        plans = self.step_plans(lengths, len(kept))
+        micro_batches = [m for plan in plans for m in plan]
         local = build_sequences([group.prompt_tokens for group in own for _ in range(g)],
                                 [r for group in own for r in group.response_tokens], self.policy.tokenizer.pad_id,
                                 [lp for group in own for lp in group.sampler_logprobs], advantages,
@@ -123,20 +134,21 @@ class Learner:
         staged = jax.process_count() * layout.capacity
         staging = SequenceBatch(*(jax.make_array_from_process_local_data(self.staging_sharding, x,
                                                                          (staged, *x.shape[1:])) for x in local))
-        acc = self.zero_accumulator()
+
+        def batch(micro: MicroBatch) -> SequenceBatch:
+            index = np.where(micro.rows >= 0, layout.row_of[np.maximum(micro.rows, 0)], layout.empty)
+            return self.assemble(staging, index.astype(np.int32), length=micro.length)
+
+        steps = []
         with jax.set_mesh(self.policy.mesh):
-            for micro in micro_batches:
-                index = np.where(micro.rows >= 0, layout.row_of[np.maximum(micro.rows, 0)], layout.empty)
-                acc = self.accumulate(self.policy.params, acc,
-                                      self.assemble(staging, index.astype(np.int32), length=micro.length))
-        self.policy.params, self.opt_state, metrics = self.apply(self.policy.params, self.opt_state, acc)
-        tokens = max(float(metrics["tokens"]), 1.0)
-        result = {"train/loss": float(metrics["loss"]), "train/grad_norm": float(metrics["grad_norm"]),
-                  "train/learning_rate": float(metrics["learning_rate"]),
-                  "train/clip_fraction": float(metrics["clip_fraction"]) / tokens,
-                  "train/micro_batches": len(micro_batches),
-                  "train/padding_fraction": padding_fraction(lengths, micro_batches)}
-        for name in ("tis_weight", "sampler_logprob_gap"):
-            if name in metrics:
-                result[f"train/{name}"] = float(metrics[name]) / tokens
-        return result
+            # Old logprobs of the later steps' micro-batches, from the policy that sampled (the first step's
+            # are its own, through stop_gradient).
+            old = [[self.old_logprobs(self.policy.params, batch(m)) for m in plan] for plan in plans[1:]]
+            for i, plan in enumerate(plans):
+                acc = self.zero_accumulator()
+                for j, micro in enumerate(plan):
+                    acc = self.accumulate(self.policy.params, acc, batch(micro), old[i - 1][j] if i else None)
+                self.policy.params, self.opt_state, metrics = self.apply(self.policy.params, self.opt_state, acc)
+                steps.append(metrics)
+        return {**train_metrics(steps), "train/micro_batches": len(micro_batches),
+                "train/padding_fraction": padding_fraction(lengths, micro_batches)}

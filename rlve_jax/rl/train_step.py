@@ -10,12 +10,13 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import ml_collections
+import numpy as np
 import optax
 from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax.rl import dapo
+from rlve_jax.rl import losses
 from rlve_jax.rl.batching import SequenceBatch, sequence_logprobs
 
 
@@ -54,22 +55,39 @@ class Accumulator(NamedTuple):
     loss: jax.Array  # f32 [], the aggregation's loss sum
     denominator: jax.Array  # f32 [], tokens (token-mean) or sequences (seq-mean-token-mean)
     tokens: jax.Array  # f32 [], response tokens
-    metrics: dict  # f32 [] each, dapo.policy_loss's metric sums
+    metrics: dict  # f32 [] each, losses.policy_loss's metric sums
     grads: Any  # f32, the parameters' tree: gradients of the loss sums
 
 
-def make_micro_loss(graphdef, rest, loss_config: dapo.LossConfig, temperature: float,
+def make_micro_loss(graphdef, rest, loss_config: losses.LossConfig, temperature: float,
                     logits_tokens: int | None = None):
-    """(params, micro) -> (loss sum, (denominator, metric sums)) of one micro-batch (logits_tokens: see
-    batching.sequence_logprobs)."""
-    def micro_loss(params, micro: SequenceBatch):
+    """(params, micro, old logprobs or None) -> (loss sum, (denominator, metric sums)) of one micro-batch
+    (logits_tokens: see batching.sequence_logprobs). Old logprobs None: those of `params` (the first update
+    on a rollout, where the policy that sampled is the one being trained)."""
+    def micro_loss(params, micro: SequenceBatch, old_logprobs: jax.Array | None = None):
         model = nnx.merge(graphdef, params, rest)
         logp = sequence_logprobs(model, micro, temperature, logits_tokens)  # [b, T]
-        loss_sum, denominator, metrics = dapo.policy_loss(logp, jax.lax.stop_gradient(logp), micro.sampler_logprobs,
-                                                          micro.advantages, micro.loss_mask, loss_config)
+        old = jax.lax.stop_gradient(logp) if old_logprobs is None else old_logprobs
+        loss_sum, denominator, metrics = losses.policy_loss(logp, old, micro.sampler_logprobs, micro.advantages,
+                                                            micro.loss_mask, loss_config, micro_batch_key(micro))
         return loss_sum, (denominator, metrics)
 
     return micro_loss
+
+
+def micro_batch_key(micro: SequenceBatch) -> jax.Array:
+    """A PRNG key drawn from the micro-batch's tokens (entropy controls that pick tokens at random): the same
+    batch gets the same picks, so runs and resumes stay reproducible."""
+    return jax.random.fold_in(jax.random.key(0), jnp.sum(micro.tokens * (micro.positions + 1)))
+
+
+def make_logprobs(graphdef, rest, temperature: float, logits_tokens: int | None = None):
+    """jit (params, micro) -> the trainer's logprobs [b, T] of a micro-batch, without gradients: the "old"
+    logprobs of the mini-batches after the first (train.steps_per_rollout > 1)."""
+    def logprobs(params, micro: SequenceBatch) -> jax.Array:
+        return sequence_logprobs(nnx.merge(graphdef, params, rest), micro, temperature, logits_tokens)
+
+    return jax.jit(logprobs)
 
 
 def zero_accumulator(micro_loss, params) -> Accumulator:
@@ -100,13 +118,15 @@ def logits_tokens(train: ml_collections.ConfigDict, model_config) -> int | None:
 
 
 def make_accumulate(micro_loss, acc_shardings: Accumulator):
-    """jit (params, acc, micro) -> acc + the micro-batch's sums; one compilation per micro-batch shape,
+    """jit (params, acc, micro, old logprobs [b, T] or None) -> acc + the micro-batch's sums (old logprobs: see
+    make_micro_loss); one compilation per micro-batch shape,
     the accumulator updated in place (donated). Call (and lower) it under `jax.set_mesh(mesh)`, so that
     activations stay split over the batch (attention.batch_sharded) and FSDP gathers weights instead."""
     grad_fn = jax.value_and_grad(micro_loss, has_aux=True)
 
-    def accumulate(params, acc: Accumulator, micro: SequenceBatch) -> Accumulator:
-        (loss, (denominator, metrics)), grads = grad_fn(params, micro)
+    def accumulate(params, acc: Accumulator, micro: SequenceBatch,
+                   old_logprobs: jax.Array | None = None) -> Accumulator:
+        (loss, (denominator, metrics)), grads = grad_fn(params, micro, old_logprobs)
         step = Accumulator(loss, denominator, jnp.sum(micro.loss_mask), metrics,
                            jax.tree.map(lambda g: g.astype(jnp.float32), grads))
         return jax.tree.map(jnp.add, acc, step)
@@ -134,3 +154,31 @@ def make_apply(tx: optax.GradientTransformation, params, opt_state, mesh, schedu
 
 def shardings_of(tree):
     return jax.tree.map(lambda x: x.sharding, tree)
+
+
+# ---------------------------------------------------------------------------
+# Several optimizer steps per rollout (train.steps_per_rollout)
+
+
+def mini_batches(groups: int, group_size: int, steps: int) -> list[np.ndarray]:
+    """The step's kept groups (draw order) in `steps` contiguous mini-batches of whole groups, as the indices
+    of their sequences [n_i] (group-major, as the kept sequences are numbered); empty ones are dropped."""
+    sequences = np.arange(groups * group_size).reshape(groups, group_size)  # [groups, G]
+    return [sequences[part].reshape(-1) for part in np.array_split(np.arange(groups), steps) if len(part)]
+
+
+def train_metrics(steps: list[dict[str, jax.Array]]) -> dict[str, float]:
+    """One rollout's train/ metrics from its optimizer steps' (make_apply's) metrics: loss and grad norm
+    averaged over the steps, the last step's learning rate, the loss's metric sums per response token
+    (clip_fraction_after_first: over the steps after the first, where the clip can act)."""
+    tokens = max(sum(float(m["tokens"]) for m in steps), 1.0)
+    result = {"train/loss": sum(float(m["loss"]) for m in steps) / len(steps),
+              "train/grad_norm": sum(float(m["grad_norm"]) for m in steps) / len(steps),
+              "train/learning_rate": float(steps[-1]["learning_rate"])}
+    for name in steps[0]:
+        if name not in ("loss", "grad_norm", "learning_rate", "tokens"):
+            result[f"train/{name}"] = sum(float(m[name]) for m in steps) / tokens
+    if len(steps) > 1:
+        later = max(sum(float(m["tokens"]) for m in steps[1:]), 1.0)
+        result["train/clip_fraction_after_first"] = sum(float(m["clip_fraction"]) for m in steps[1:]) / later
+    return result
