@@ -185,6 +185,12 @@ def test_mismatch_corrections_by_hand(name, weights, metric, value):
     np.testing.assert_allclose(float(loss_metrics["mismatch_kl"]), (np.exp(log_r) - 1 - log_r).sum(), rtol=1e-5)
 
 
+def test_mismatch_kl_of_a_tiny_gap_is_not_rounded_to_zero():
+    gap = jnp.full((1, 4), 4e-5)  # f32 exp(x) - 1 - x would give 0
+    metrics = mismatch.mismatch_metrics(gap, jnp.zeros((1, 4)), jnp.ones((1, 4)))
+    np.testing.assert_allclose(float(metrics["mismatch_kl"]), 4 * 0.5 * 4e-5**2, rtol=1e-4)
+
+
 def test_no_correction_keeps_the_metrics():
     config = losses.LossConfig(mismatch="none", aggregation="token-mean")
     loss_sum, _, metrics = losses.policy_loss(OLD, OLD, SAMPLER, jnp.ones(2), MASK, config)
