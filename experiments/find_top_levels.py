@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing
 import os
 import signal
@@ -146,15 +145,10 @@ def run_cold(name: str, level: int, seed: int, args: argparse.Namespace) -> tupl
     return outcome or (f"crash (exit {process.exitcode})", None)
 
 
-def percentile_95(values: list[float]) -> float:
-    """The 95th percentile, nearest rank: the maximum for up to 20 values."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
-
-
 def judge_level(name: str, level: int, args: argparse.Namespace) -> dict:
     """One level over the seeds: {'passes', 'stopped_by', 'at', 'measured', 'worst'}; stops at the first
-    seed that breaks a budget (with nearest-rank p95 and <= 20 seeds, one such seed fails the level)."""
+    seed that breaks a budget (the nearest-rank 95th percentile of <= 20 seeds is their maximum, so one such
+    seed fails the level)."""
     worst = {"seconds": 0.0, "rss_mb": 0.0, "prompt_chars": 0, "answer_chars": 0, "reference_wrong": 0}
     for seed in args.seed_list:
         try:

@@ -57,7 +57,8 @@ def test_c16_and_the_memory_prompt_and_answer_bound_environments_at_their_top_le
     """The default-run share of the check below (seed 0): C16, and every environment whose top level was set by
     memory, prompt size or answer length (cheap in CPU) rather than by time."""
     data = json.loads(TOP_LEVELS_PATH.read_text())["levels"]
-    bounded = [n for n, row in data.items() if row["stopped_by"].startswith(("memory", "prompt", "answer", "reference"))]
+    bounded = [n for n, row in data.items()
+               if row["stopped_by"].startswith(("memory", "prompt", "answer", "reference"))]
     check_top_levels(sorted(set(registry.collections()["C16"]) | set(bounded)), seeds=[0])
 
 
