@@ -14,14 +14,16 @@ def smallest_with_divisors(k: int) -> int:
 
     A memo per call: a process-wide cache would keep every huge answer a worker ever built.
     """
+    small = [d for d in range(1, math.isqrt(k) + 1) if k % d == 0]
+    divisors = sorted(set(small + [k // d for d in small]))[1:]  # every divisor of a part of k divides k
     memo: dict[tuple[int, int, int], int | None] = {}
 
     def best(k: int, index: int, max_exponent: int) -> int | None:  # None: k cannot be split so
         if k == 1:
             return 1
         if (k, index, max_exponent) not in memo:
-            options = [TRIAL_PRIMES[index] ** exponent * rest for exponent in range(1, min(k - 1, max_exponent) + 1)
-                       if k % (exponent + 1) == 0 and (rest := best(k // (exponent + 1), index + 1, exponent))]
+            options = [TRIAL_PRIMES[index] ** (d - 1) * rest for d in divisors
+                       if d <= max_exponent + 1 and k % d == 0 and (rest := best(k // d, index + 1, d - 1))]
             memo[k, index, max_exponent] = min(options, default=None)
         return memo[k, index, max_exponent]
 
