@@ -248,6 +248,9 @@ def main() -> None:
     parser.add_argument("--redo", action="store_true",
                         help="probe environments already measured with these budgets and seeds again")
     parser.add_argument("--from-zero", action="store_true", help="probe from level 0 even where a level is recorded")
+    parser.add_argument("--cheapest-first", action="store_true",
+                        help="the environments by the recorded CPU time, lowest first (default: the known slow or "
+                             "seed-variable ones, then the highest recorded CPU time first)")
     args = parser.parse_args()
     if args.seeds < 1 or args.time_s <= 0:
         parser.error("need --seeds >= 1 and --time-s > 0")
@@ -266,7 +269,8 @@ def main() -> None:
     names = [n for n in registry.resolve(args.envs) if registry.is_implemented(n)
              and (args.redo or not measured_now(n))]
     recorded = {n: data["levels"].get(n, {}) for n in names}
-    names.sort(key=lambda n: (n not in PRIORITY, -recorded[n].get("worst", {}).get("seconds", 0.0), n))
+    cost = {n: recorded[n].get("worst", {}).get("seconds", 0.0) for n in names}
+    names.sort(key=lambda n: (cost[n], n) if args.cheapest_first else (n not in PRIORITY, -cost[n], n))
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # no thread-stack reservations in the workers
     registry.names()  # import every environment once; each forked worker inherits them, cold
     print(f"probing {len(names)} environments with seeds {args.seed_list} and budgets {budgets}", flush=True)
