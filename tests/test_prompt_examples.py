@@ -17,6 +17,7 @@ import re
 import pytest
 
 from rlve_jax.gym import registry
+from rlve_jax.gym.env import ANSWER_TAGS
 from rlve_jax.gym.environments._segmentation import parse_batch_ends
 
 LEVELS = range(9)
@@ -42,10 +43,10 @@ def rejected_examples(name: str) -> list[str]:
     for problem in found:
         reference = env.reference(problem) or ""
         for example in format_examples(problem.prompt):
-            verdict = env.verify(problem, f"<answer>{example}</answer>")
+            verdict = env.verify(problem, f"<answer>{example}</answer>", ANSWER_TAGS)
             if not verdict.format_ok and "\n" not in example and reference.count("\n"):
                 as_lines = "\n".join([example] * (reference.count("\n") + 1))
-                verdict = env.verify(problem, f"<answer>{as_lines}</answer>")
+                verdict = env.verify(problem, f"<answer>{as_lines}</answer>", ANSWER_TAGS)
             if not verdict.format_ok:
                 rejected.append(f"level {problem.difficulty}: `{example}` -> {verdict.reason}")
     return rejected
@@ -62,7 +63,7 @@ def test_the_scan_finds_examples_and_would_catch_a_rejected_one():
                      if all(format_examples(p.prompt) for p in problems(n)[1])]
     assert len(with_examples) == 5, with_examples
     env, (problem, *_) = problems("RoundRobin")
-    assert not env.verify(problem, "<answer>0210\n0210\n0210</answer>").format_ok  # the old example
+    assert not env.verify(problem, "<answer>0210\n0210\n0210</answer>", ANSWER_TAGS).format_ok  # the old example
 
 
 def test_minimum_max_slicer_example_splits_the_array_it_names():
@@ -81,4 +82,4 @@ def test_smallest_circle_reference_at_the_stated_precision_passes(level):
     for seed in range(10):
         problem = env.generate(level, seed)
         rounded = " ".join(f"{float(v):.{digits}f}" for v in env.reference(problem).split())
-        assert env.verify(problem, f"<answer>{rounded}</answer>").accuracy, (level, seed, rounded)
+        assert env.verify(problem, f"<answer>{rounded}</answer>", ANSWER_TAGS).accuracy, (level, seed, rounded)
