@@ -68,4 +68,4 @@ def top_level_item(name: str, difficulty: int, seed: int) -> dict:
     reference = env.reference(problem)
     correct = reference is None or env.verify(problem, f"<answer>{reference}</answer>", ANSWER_TAGS).accuracy
     return {"cpu_s": time.process_time() - start, "added_mb": (_status_kb("VmHWM:") - before_kb) / 1024,
-            "prompt_chars": len(problem.prompt), "reference_correct": correct}
+            "prompt_chars": len(problem.prompt), "answer_chars": len(reference or ""), "reference_correct": correct}

@@ -22,6 +22,9 @@ from typing import Any, ClassVar, Iterator, Sequence
 FORMAT_ERROR_REWARD = -1.0
 FORMAT_TOLERANCE = 1e-6  # the original's format rule: format_ok = reward > -1 + 1e-6
 MAX_ANSWER_CHARS = 100_000  # longer extracted answers are a format error, never parsed
+# The longest reference answer a level may ask for (experiments/find_top_levels.py): a sixth of the default
+# 24,576-token response even at one token per character.
+ANSWER_BUDGET_CHARS = 4096
 # Each environment's measured top level (experiments/find_top_levels.py writes it, with its budgets).
 TOP_LEVELS_PATH = Path(__file__).with_name("top_levels.json")
 

@@ -61,6 +61,8 @@ class PoolStats:
     retries: int = 0  # items run again after their worker died or the pool broke
     restarts: int = 0  # pools rebuilt after pebble marked one broken
     failures: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # {env: {"generate/timeout": n}}
+    # failed generations per environment and level: {env: {"17": n}} (levels as text, as JSON keeps them)
+    generate_failure_levels: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -74,17 +76,22 @@ class PoolStats:
 
 @dataclasses.dataclass
 class FailureTally:
-    """One step's items: how many were attempted per kind, and which failed (kind, env, reason)."""
+    """One step's items: how many were attempted per kind, and which failed (kind, env, reason), with
+    the failed generations per (env, level)."""
 
     attempted: collections.Counter = dataclasses.field(default_factory=collections.Counter)
     failed: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    failed_levels: collections.Counter = dataclasses.field(default_factory=collections.Counter)
 
     def metrics(self) -> dict[str, int]:
-        """Step metrics: failed generations and verifications, and failures per environment."""
+        """Step metrics: failed generations and verifications, failures per environment, and failed
+        generations per environment and level (`pool_failed_generations/<env>/level_<d>`)."""
         out = {"pool/failed_generations": 0, "pool/failed_verifications": 0}
         for (kind, env, _), n in self.failed.items():
             out["pool/failed_generations" if kind == "generate" else "pool/failed_verifications"] += n
             out[f"pool_failures/{env}"] = out.get(f"pool_failures/{env}", 0) + n
+        for (env, level), n in sorted(self.failed_levels.items()):
+            out[f"pool_failed_generations/{env}/level_{level}"] = n
         return out
 
 
@@ -218,18 +225,26 @@ class EnvPool:
         per_env[f"{kind}/{outcome}"] = per_env.get(f"{kind}/{outcome}", 0) + 1
 
     def generate(self, requests: Sequence[tuple[str, int, int]]) -> list[Problem | None]:
-        """Problems for (env, difficulty, seed) requests; None where generation failed."""
+        """Problems for (env, difficulty, seed) requests; None where generation failed (counted per environment
+        and level, and logged in one line per batch)."""
         results = self._run(_generate_task, [(e, d, s) for e, d, s in requests])
         self.tally.attempted["generate"] += len(results)
-        problems = []
-        for (env, _, _), (outcome, value) in zip(requests, results):
+        problems, failed = [], []
+        for (env, difficulty, seed), (outcome, value) in zip(requests, results):
             if outcome == "ok":
                 self.stats.generated += 1
                 problems.append(value)
             else:
                 self.stats.generate_failures += 1
                 self._count_failure("generate", env, outcome)
+                self.tally.failed_levels[env, difficulty] += 1
+                per_level = self.stats.generate_failure_levels.setdefault(env, {})
+                per_level[str(difficulty)] = per_level.get(str(difficulty), 0) + 1
+                failed.append(f"{env} level {difficulty} seed {seed}: {value or outcome}")
                 problems.append(None)
+        if failed:
+            more = f" and {len(failed) - 8} more" if len(failed) > 8 else ""
+            log.warning("%d of %d generations failed: %s%s", len(failed), len(results), "; ".join(failed[:8]), more)
         return problems
 
     def verify(self, problems: Sequence[Problem], outputs: Sequence[str],
@@ -250,7 +265,8 @@ class EnvPool:
         return verdicts
 
     def _run(self, fn, arg_tuples: list[tuple]) -> list[tuple[str, Any]]:
-        """Run fn over the items; each result is ('ok', value) or (timeout|crash|error, None).
+        """Run fn over the items; each result is ('ok', value), ('error', 'Type: message' or None) or
+        (timeout|crash, None).
 
         Items whose worker died, or that a broken pool dropped, run once more on a fresh pool;
         a second loss is a crash.
@@ -312,9 +328,9 @@ class EnvPool:
             return "timeout", None
         except KeyboardInterrupt:  # in-process (debug) mode: Ctrl-C still stops the run
             raise
-        except BaseException:  # noqa: BLE001 -- SystemExit from environment code included
+        except BaseException as error:  # noqa: BLE001 -- SystemExit from environment code included
             self.stats.errors += 1
-            return "error", None
+            return "error", f"{type(error).__name__}: {str(error)[:200]}"
 
     def _collect(self, future) -> tuple[str, Any]:
         try:
@@ -333,7 +349,7 @@ class EnvPool:
             return "error", None
         if outcome == "error":
             self.stats.errors += 1
-            return "error", None
+            return "error", value  # the guarded call's 'Type: message'
         return "ok", value
 
     def _stop(self) -> None:

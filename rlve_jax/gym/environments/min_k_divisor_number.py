@@ -1,30 +1,48 @@
-"""MinKDivisorNumber: the smallest positive integer with exactly K divisors."""
+"""MinKDivisorNumber: the smallest positive integer with exactly K divisors (at most ANSWER_BUDGET_CHARS digits)."""
 
-import functools
 import math
 
 from rlve_jax.gym.environments._numbers import is_prime, primes_up_to
-from rlve_jax.gym.env import Environment
+from rlve_jax.gym.env import ANSWER_BUDGET_CHARS, Environment
 from rlve_jax.gym.environments._common import parse_int
 
 TRIAL_PRIMES = primes_up_to(1 << 14)
 
 
-@functools.lru_cache(maxsize=None)
-def smallest_with_divisors(k: int, index: int = 0, max_exponent: int | None = None) -> int | None:
+def smallest_with_divisors(k: int) -> int:
     """Exponents are non-increasing along the primes 2, 3, 5, ...; try each divisor e + 1 of k.
 
-    None when k cannot be split with exponents at most max_exponent.
+    A memo per call: a process-wide cache would keep every huge answer a worker ever built.
     """
-    if k == 1:
-        return 1
-    options = []
-    for exponent in range(1, k if max_exponent is None else min(k - 1, max_exponent) + 1):
-        if k % (exponent + 1) == 0:
-            rest = smallest_with_divisors(k // (exponent + 1), index + 1, exponent)
-            if rest is not None:
-                options.append(TRIAL_PRIMES[index] ** exponent * rest)
-    return min(options, default=None)
+    small = [d for d in range(1, math.isqrt(k) + 1) if k % d == 0]
+    divisors = sorted(set(small + [k // d for d in small]))[1:]  # every divisor of a part of k divides k
+    memo: dict[tuple[int, int, int], int | None] = {}
+
+    def best(k: int, index: int, max_exponent: int) -> int | None:  # None: k cannot be split so
+        if k == 1:
+            return 1
+        if (k, index, max_exponent) not in memo:
+            options = [TRIAL_PRIMES[index] ** (d - 1) * rest for d in divisors
+                       if d <= max_exponent + 1 and k % d == 0 and (rest := best(k // d, index + 1, d - 1))]
+            memo[k, index, max_exponent] = min(options, default=None)
+        return memo[k, index, max_exponent]
+
+    return best(k, 0, k - 1)
+
+
+def answer_fits(k: int) -> bool:
+    """Whether the answer for k surely has at most ANSWER_BUDGET_CHARS digits: k's prime factors q1 >= q2 >= ...
+    as exponents q - 1 of 2, 3, 5, ... give a number with k divisors, which bounds the smallest from above."""
+    factors, rest = [], k
+    for p in TRIAL_PRIMES:
+        if p * p > rest:
+            break
+        while rest % p == 0:
+            factors.append(p)
+            rest //= p
+    factors = sorted(factors + ([rest] if rest > 1 else []), reverse=True)
+    digits = sum((q - 1) * math.log10(p) for q, p in zip(factors, TRIAL_PRIMES))
+    return digits < ANSWER_BUDGET_CHARS - 1  # a digit of margin for rounding
 
 
 def divisor_count(n: int) -> int | None:
@@ -55,7 +73,11 @@ class MinKDivisorNumber(Environment):
         return [{"MAX_K": 5 * 2**difficulty}]
 
     def sample(self, params, rng):
+        """K uniform in 1..MAX_K, drawn again below itself while its answer would exceed the output budget
+        (K prime asks for 2^(K-1)); K = 1 always fits, so this ends at every level."""
         k = rng.randint(1, params["MAX_K"])
+        while not answer_fits(k):
+            k = rng.randint(1, k - 1)
         return {"K": k, "reference": str(smallest_with_divisors(k))}
 
     def prompt(self, data):

@@ -26,8 +26,8 @@ class Minimum_MaxSlicer(Environment):
             f"Split the array into exactly {m} non-empty batches of consecutive elements so that the largest batch "
             "sum is as small as possible.\n\n"
             f"Output Format: a single line with {m} integers separated by spaces: the index of the last element of "
-            f"each batch, in increasing order (the last one must be {n - 1}). For example, `1 3 {n - 1}` means the "
-            f"batches A[0..1], A[2..3] and A[4..{n - 1}]."
+            f"each batch, in increasing order (the last one must be {n - 1}). For example, `1 3 9` would split a "
+            "10-element array into the 3 batches A[0..1], A[2..3] and A[4..9]."
         )
 
     def score(self, data, answer):

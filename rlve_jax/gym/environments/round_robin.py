@@ -37,7 +37,7 @@ class RoundRobin(Environment):
             f"A[i][j] = 2 means player i beat player j, 1 means they drew, and 0 means player i lost to player j "
             f"(so A[i][j] + A[j][i] = 2), and A[i][i] = 0.\n\n"
             f"Output Format: {n} lines, line i holding the {n} digits A[i][0] ... A[i][{n - 1}] written without "
-            f"separators (e.g. `0210`)."
+            f"separators (e.g. `{('0' + '21' * n)[:n]}`)."
         )
 
     def score(self, data, answer):

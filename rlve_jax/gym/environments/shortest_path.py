@@ -43,7 +43,7 @@ class ShortestPath(Environment):
             f"{edge_lines(data['edges'])}\n\n"
             f"Find a path from vertex 0 to vertex {n - 1} with the minimum possible total weight.\n\n"
             f"Output Format: the vertices of the path in order, separated by spaces, starting with 0 and "
-            f"ending with {n - 1} (for example `0 3 {n - 1}`)."
+            f"ending with {n - 1} (for example `0 {n // 2} {n - 1}`)."
         )
 
     def score(self, data, answer):

@@ -75,7 +75,8 @@ class SmallestCircle(Environment):
             f"You are given {len(data['points'])} points in the plane (distinct, no three on one line):\n{points}\n\n"
             "Find the smallest circle that contains all of them (on its boundary or inside).\n\n"
             "Output Format: a single line with three decimal numbers x y r separated by spaces: the centre (x, y) "
-            "and the radius r."
+            "and the radius r, each with at least 4 digits after the decimal point (a point may lie at most 0.001 "
+            "outside your circle, and r may exceed the smallest radius by at most 0.001)."
         )
 
     def score(self, data, answer):
