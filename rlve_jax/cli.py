@@ -1,16 +1,36 @@
 """The command line shared by the entry points (rlve_jax.main, rlve_jax.plan): the --config,
---workdir and --verbose flags, and flag parsing that names unknown config keys with suggestions.
+--workdir and --verbose flags, flag parsing that names unknown config keys with suggestions, and
+input errors printed as one line.
 """
 
 from __future__ import annotations
 
-from absl import flags
+import sys
+
+from absl import app, flags
 from ml_collections import config_flags
 
 CONFIG = config_flags.DEFINE_config_file("config", None, "path to a config file in configs/", lock_config=True)
 WORKDIR = flags.DEFINE_string("workdir", None, "run directory (checkpoints, metrics, plots); "
                                                "default: runs/<config file name>")
 VERBOSE = flags.DEFINE_bool("verbose", False, "print the full traceback of config and input errors")
+
+# Errors that describe bad input (config values, paths, environment names): the message is the whole story.
+INPUT_ERRORS = (ValueError, KeyError, FileNotFoundError, NotADirectoryError, app.UsageError)
+
+
+def one_line(error: BaseException) -> str:
+    """The message of an input error on one line (KeyError's str() would quote it)."""
+    text = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
+    return " ".join(str(text).split()) or type(error).__name__
+
+
+def exit_on_input_error(error: BaseException, verbose: bool) -> None:
+    """An input error (and not --verbose): print it as one line on stderr and exit with status 2.
+    Returns for any other error (the caller re-raises it)."""
+    if isinstance(error, INPUT_ERRORS) and not verbose:
+        print(f"error: {one_line(error)}  (--verbose for the traceback)", file=sys.stderr)
+        sys.exit(2)
 
 
 def unknown_overrides(argv: list[str]) -> list[str]:

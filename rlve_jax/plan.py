@@ -3,17 +3,22 @@
     python -m rlve_jax.plan --config=configs/mesh/gpu8.py:c256 [--config.model.preset=qwen2.5-1.5b] [...]
 
 Compiles (jax.jit(...).lower(abstract arrays with shardings).compile()) the train step (one micro-batch's
-gradient accumulation, for the largest micro-batch the config can form, and the optimiser update), the
-sampler's prefill and one decode step at the config's real shapes on the current backend's devices, and
-prints per device: parameters, optimizer state, gradients, activations and temporaries
-(compiled.memory_analysis()), KV cache and the total. On CPU, a mesh larger than the host's devices gets
-forced CPU devices (XLA_FLAGS, set here before JAX starts), so 8 CPU devices stand in for an 8-GPU node.
-Exits 1 with a one-line reason when the total exceeds mesh.device_memory_gb (the device's own where known).
+gradient accumulation, for the largest micro-batch the config can form, and the optimiser update) and the
+generation components' own jitted functions at the config's real shapes on the current backend's devices:
+the rollout engine's prefill and decode segment (or the static sampler's chunk), sized by the components
+themselves (engine.Engine.sizing / slots_for_rows / abstract_state, sampler.chunk_prompts / cache_struct).
+Prints per device: the process baseline, parameters, optimizer state, gradients, activations and
+temporaries (compiled.memory_analysis()), KV cache and the total. On CPU, a mesh larger than the host's
+devices gets forced CPU devices (XLA_FLAGS, set here before JAX starts), so 8 CPU devices stand in for an
+8-GPU node. Exits 1 with a one-line reason when the total exceeds the device limit (mesh.device_memory_gb,
+or the allocator's own limit where the backend reports it), 2 with one line for a config error.
 
-The peak is the larger of two phases: the train step (training parameters, optimizer state, gradient
-accumulator, the step's batch, the step's temporaries) and the rollout (training parameters and
-optimizer state stay resident; the sampler's full parameter copy, the KV cache, the output buffers, and
-the larger of prefill's and decode's temporaries).
+The peak is the largest of the phases, each on top of what stays resident (the process baseline, the
+training parameters and optimizer state): the train step (gradient accumulator, the step's batch, its
+temporaries), the rollout (the sampler's parameter copy, the KV cache, the outputs, the larger of
+prefill's and decode's temporaries) and the evaluation (the same at config.eval's lengths and batch).
+The engine frees its slot cache when a collection ends (Engine.release), the sampler's parameter copy
+lives for one collection and the train step's buffers for one step: the phases do not overlap.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import importlib.util
 import math
 import os
 import sys
+from typing import Any, Callable
 
 import jax
 import jax.numpy as jnp
@@ -34,40 +40,57 @@ from jax.sharding import PartitionSpec as P
 
 from rlve_jax.models import attention
 from rlve_jax.rl import losses
-from rlve_jax.generation import engine
+from rlve_jax.generation import engine, sampler
 from rlve_jax.runtime import sharding
 from rlve_jax.rl.batching import SequenceBatch, bucket, fine_bucket
-from rlve_jax.models.model import ModelConfig, SlotCache, Transformer
-from rlve_jax.generation.sampler import prompt_bucket
+from rlve_jax.models.model import ModelConfig, Transformer
 
 DEFAULT_SHAPE = "r1-distill-qwen-1.5b"  # the paper's model, when the config names none
 GB = 1e9
+PHASES = ("train", "rollout", "eval")
+SHARED = ("baseline", "resident")  # held through every phase
 
 
 @dataclasses.dataclass
 class Plan:
-    """Per-device bytes of each part, the two phases' totals and the limit they are held to."""
+    """Per-device bytes of each part, each phase's total and the limit they are held to."""
 
     title: str
     notes: list[str]
     parts: list[tuple[str, str, int, str]]  # (phase, what, bytes per device, detail)
-    train_total: int
-    rollout_total: int
     limit: float | None  # bytes; None: unknown (no check)
+    sizes: dict[str, int] = dataclasses.field(default_factory=dict)  # e.g. "rollout slots": the engine's
+
+    def phase_total(self, phase: str) -> int:
+        """Shared parts + the phase's parts, of which the temporaries count as their largest (one program
+        runs at a time)."""
+        own = [(what, size) for p, what, size, _ in self.parts if p == phase]
+        temporaries = [size for what, size in own if what.endswith("temporaries")]
+        return (sum(size for p, _, size, _ in self.parts if p in SHARED)
+                + sum(size for what, size in own if not what.endswith("temporaries")) + max(temporaries, default=0))
+
+    @property
+    def totals(self) -> dict[str, int]:
+        return {phase: self.phase_total(phase) for phase in PHASES if any(p[0] == phase for p in self.parts)}
 
     @property
     def total(self) -> int:
-        return max(self.train_total, self.rollout_total)
+        return max(self.totals.values(), default=0)
+
+    @property
+    def resident(self) -> int:
+        """What stays allocated between phases (baseline excluded): training parameters, optimizer state."""
+        return sum(size for phase, _, size, _ in self.parts if phase == "resident")
 
     def over(self) -> str | None:
         """The one-line reason the plan does not fit, or None."""
         if self.limit is None or self.total <= self.limit:
             return None
-        phase = "train" if self.train_total >= self.rollout_total else "rollout"
-        biggest = max((p for p in self.parts if p[0] in (phase, "resident")), key=lambda p: p[2])
+        phase = max(self.totals, key=self.totals.get)
+        biggest = max((p for p in self.parts if p[0] in (phase, *SHARED)), key=lambda p: p[2])
         return (f"{self.total / GB:.1f} GB per device ({'train step' if phase == 'train' else phase}) exceeds "
-                f"mesh.device_memory_gb="
-                f"{self.limit / GB:g}; largest part: {biggest[1]} {biggest[2] / GB:.1f} GB ({biggest[3]})")
+                f"the device limit {self.limit / GB:g} GB (mesh.device_memory_gb, or the allocator's); largest "
+                f"part: {biggest[1]} {biggest[2] / GB:.1f} GB ({biggest[3]})")
 
     def table(self) -> str:
         lines = [self.title, *[f"  note: {n}" for n in self.notes],
@@ -75,8 +98,8 @@ class Plan:
         for phase, what, size, detail in self.parts:
             lines.append(f"  {phase:9s} {what:34s} {size / GB:8.2f}  {detail}")
         limit = "no limit known" if self.limit is None else f"limit {self.limit / GB:g} GB"
-        lines.append(f"  {'total':9s} {'train step (resident + train)':34s} {self.train_total / GB:8.2f}")
-        lines.append(f"  {'total':9s} {'rollout (resident + rollout)':34s} {self.rollout_total / GB:8.2f}")
+        for phase, size in self.totals.items():
+            lines.append(f"  {'total':9s} {phase + ' (shared + ' + phase + ')':34s} {size / GB:8.2f}")
         lines.append(f"  {'total':9s} {'peak':34s} {self.total / GB:8.2f}  {limit}: "
                      + ("fits" if self.over() is None else "DOES NOT FIT"))
         return "\n".join(lines)
@@ -98,22 +121,6 @@ def model_config_for(config: ml_collections.ConfigDict) -> tuple[ModelConfig, st
         return ModelConfig.preset(config.model.preset, **overrides), f"preset {config.model.preset}"
     return (ModelConfig.preset(DEFAULT_SHAPE, **overrides),
             f"preset {DEFAULT_SHAPE} (the config names no model: pass --config.model.path or --config.model.preset)")
-
-
-def sampler_chunk(config: ml_collections.ConfigDict, processes: int) -> tuple[int, int, int]:
-    """(prompts per chunk, padded prompt length, rows x cached length = cache tokens) of the sampler's
-    largest chunk, as sampler.generate forms it from rollout.cache_budget_tokens (0: one chunk of every
-    prompt a process draws in a round)."""
-    r = config.rollout
-    prompts = -(-r.oversample_prompts // processes)
-    lp = prompt_bucket(r.max_prompt_tokens or 2048)
-    row_tokens = lp + r.max_response_tokens
-    limit = (max(1, r.cache_budget_tokens // (r.samples_per_prompt * row_tokens)) if r.cache_budget_tokens
-             else prompts)
-    per_chunk = 1 << (min(limit, prompts) - 1).bit_length()
-    if r.cache_budget_tokens and per_chunk > limit:
-        per_chunk >>= 1
-    return per_chunk, lp, per_chunk * r.samples_per_prompt * row_tokens
 
 
 def largest_micro_batch(config: ml_collections.ConfigDict, data_parallel: int) -> tuple[int, int]:
@@ -161,7 +168,7 @@ def _batch_struct(rows: int, length: int, batch: NamedSharding) -> SequenceBatch
 
 
 def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = None, title: str = "") -> Plan:
-    """Compile the config's train step, prefill and decode abstractly on this backend's devices."""
+    """Compile the config's train step and generation abstractly on this backend's devices (no weights)."""
     notes = []
     if model_config is None:
         model_config, source = model_config_for(config)
@@ -172,22 +179,209 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
     device = mesh.devices.flat[0]
     notes.append(f"{mesh.size} x {device.platform} ({device.device_kind}) devices, mesh {dict(mesh.shape)}, "
                  f"{cfg.param_dtype} weights, attention {attention.resolve(cfg.attention_impl)}, "
-                 f"remat={cfg.remat}")
+                 f"remat={cfg.remat}, generation: {config.rollout.engine} engine")
     if device.platform == "cpu" and cfg.compute_dtype == "bfloat16":
         notes.append("the CPU compiler computes bf16 in f32 and updates caches out of place: its temporaries "
                      "are an upper bound of a GPU's (run the planner on the GPUs for theirs)")
-    parts = train_parts(config, cfg, mesh)
-    resident = sum(b for phase, _, b, _ in parts if phase == "resident")
-    if config.rollout.engine == "continuous":
-        parts += engine_parts(config, cfg, sampler_mesh, resident)
+    baseline, baseline_detail = process_baseline(mesh)
+    parts = [("baseline", "process baseline", baseline, baseline_detail)]
+    if config.mode == "eval":  # evaluate.run: the parameters, no optimizer
+        graphdef, shapes, _ = _abstract_model(cfg)
+        params = _abstract(shapes, sharding.state_shardings(shapes, mesh))
+        parts.append(("resident", "parameters (sharded)", per_device_bytes(params),
+                      f"{_count(params) / 1e6:,.0f}M params"))
     else:
-        parts += rollout_parts(config, cfg, mesh, sampler_mesh)
-    size = {what: b for _, what, b, _ in parts}
-    train_total = resident + sum(b for phase, _, b, _ in parts if phase == "train")
-    rollout_total = resident + sum(b for phase, what, b, _ in parts if phase == "rollout"
-                                   and what not in ("prefill temporaries", "decode temporaries"))
-    rollout_total += max(size["prefill temporaries"], size["decode temporaries"])
-    return Plan(title or "memory plan", notes, parts, train_total, rollout_total, device_limit(config))
+        parts += train_parts(config, cfg, mesh)
+    in_use = sum(size for phase, _, size, _ in parts if phase in SHARED)
+    sizes: dict[str, int] = {}
+    for phase, settings in generation_phases(config, mesh, sampler_mesh).items():
+        parts += generation_parts(config, cfg, sampler_mesh, phase, settings, in_use, sizes)
+    return Plan(title or "memory plan", notes, parts, device_limit(config), sizes)
+
+
+@dataclasses.dataclass(frozen=True)
+class Generation:
+    """One generation phase's shapes: rows per call on one process, in groups sharing a prompt."""
+
+    rows: int
+    group: int
+    max_prompt_tokens: int
+    max_new_tokens: int
+    detail: str
+
+
+def generation_phases(config: ml_collections.ConfigDict, mesh, sampler_mesh) -> dict[str, Generation]:
+    """The rollout (training) and the evaluation (in training when eval.every > 0, or mode "eval"), each
+    as its largest call: a round's prompts on one process, or eval.batch_prompts of the eval's samples."""
+    r, e = config.rollout, config.eval
+    prompt_tokens = r.max_prompt_tokens or 2048
+    phases = {}
+    if config.mode != "eval":
+        processes = max(1, mesh.devices.size // sampler_mesh.devices.size)
+        prompts = -(-r.oversample_prompts // processes)
+        phases["rollout"] = Generation(prompts * r.samples_per_prompt, r.samples_per_prompt, prompt_tokens,
+                                       r.max_response_tokens, f"{prompts} prompts x {r.samples_per_prompt}")
+    if config.mode == "eval" or e.every > 0:
+        samples = eval_samples(config)
+        phases["eval"] = Generation(e.batch_prompts * samples, samples, prompt_tokens,
+                                    e.max_response_tokens or r.max_response_tokens,
+                                    f"eval.batch_prompts={e.batch_prompts} x {samples} samples")
+    return phases
+
+
+def eval_samples(config: ml_collections.ConfigDict) -> int:
+    """Responses per problem of the eval suite (eval.samples, else the suite's: the largest benchmark k)."""
+    if config.eval.samples:
+        return config.eval.samples
+    if config.eval.suite == "heldout":
+        return 1
+    if config.eval.suite == "code":
+        from rlve_jax.evaluation.code_eval import SAMPLES
+
+        return SAMPLES
+    from rlve_jax.evaluation.evaluate import BENCHMARKS
+
+    names = [n.strip() for n in config.eval.benchmarks.split(",") if n.strip() in BENCHMARKS]
+    return max((BENCHMARKS[n][1] for n in names), default=1)
+
+
+def generation_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, sampler_mesh, phase: str,
+                     gen: Generation, in_use: int, sizes: dict[str, int]) -> list[tuple[str, str, int, str]]:
+    """One generation phase: the sampler's parameter copy, then the configured engine's parts."""
+    graphdef, shapes, _ = _abstract_model(cfg)
+    sampler_params = _abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
+    copy = per_device_bytes(sampler_params)
+    parts = [(phase, "sampler parameters (full copy)", copy, "fsdp gathered, for one collection")]
+    if config.rollout.engine == "continuous":
+        return parts + engine_parts(config, cfg, graphdef, sampler_params, sampler_mesh, phase, gen,
+                                    in_use + copy, sizes)
+    return parts + static_parts(config, cfg, graphdef, sampler_params, sampler_mesh, phase, gen, sizes)
+
+
+@dataclasses.dataclass
+class TrainStep:
+    """The train step's jitted functions with abstract arguments (for a Mesh or an AbstractMesh)."""
+
+    params: Any
+    opt_state: Any
+    acc: Any
+    micro: SequenceBatch
+    staging: SequenceBatch
+    accumulate: Callable  # jit (params, acc, micro) -> acc; lower it under mesh_context(mesh)
+    apply: Callable  # jit (params, opt_state, acc) -> (params, opt_state, metrics)
+    detail: str
+
+
+def mesh_context(mesh):
+    """The context the train step is traced in: jax.set_mesh for devices, use_abstract_mesh for an AbstractMesh."""
+    if isinstance(mesh, jax.sharding.AbstractMesh):
+        return jax.sharding.use_abstract_mesh(mesh)
+    return jax.set_mesh(mesh)
+
+
+def train_step(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> TrainStep:
+    """The trainer's gradient accumulation (largest micro-batch) and update, as train_step builds them."""
+    from rlve_jax.rl.train_step import (accumulator_shardings, learning_rate, logits_tokens, make_accumulate,
+                                        make_apply, make_micro_loss, make_optimizer, zero_accumulator)
+
+    data_parallel = mesh.shape["data"] * mesh.shape["fsdp"]
+    replicated = NamedSharding(mesh, P())
+    graphdef, shapes, rest = _abstract_model(cfg)
+    params = _abstract(shapes, sharding.state_shardings(shapes, mesh))
+    tx = make_optimizer(config.optim)
+    opt_shapes = jax.eval_shape(tx.init, params)
+    opt_state = _abstract(opt_shapes, optax.tree_map_params(tx, lambda _, p: p.sharding, opt_shapes, params,
+                                                            transform_non_params=lambda _: replicated))
+    loss_config = losses.loss_config(config.loss, config.rollout.max_response_tokens)
+    micro_loss = make_micro_loss(graphdef, rest, loss_config, config.rollout.temperature,
+                                 logits_tokens(config, cfg))
+    acc_shardings = accumulator_shardings(micro_loss, params, mesh)
+    acc = _abstract(jax.eval_shape(lambda: zero_accumulator(micro_loss, params)), acc_shardings)
+    rows, length = largest_micro_batch(config, data_parallel)
+    batch = NamedSharding(mesh, P(sharding.BATCH))
+    staged = -(-(config.rollout.prompts_per_step * config.rollout.samples_per_prompt + 1) // data_parallel)
+    mode = (f"token budget {config.train.max_tokens_per_micro_batch}" if config.train.max_tokens_per_micro_batch
+            else f"micro_batch_size {config.train.micro_batch_size}")
+    return TrainStep(params, opt_state, acc, _batch_struct(rows, length, batch),
+                     _batch_struct(staged * data_parallel, length, batch), make_accumulate(micro_loss, acc_shardings),
+                     make_apply(tx, params, opt_state, mesh, learning_rate(config.optim)),
+                     f"micro-batch {rows} x {length} tokens ({mode})")
+
+
+def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> list[tuple[str, str, int, str]]:
+    """Parameters, optimizer state, the gradient accumulation of the largest micro-batch, the update."""
+    step = train_step(config, cfg, mesh)
+    with mesh_context(mesh):
+        accumulate = step.accumulate.lower(step.params, step.acc, step.micro).compile()
+    apply = step.apply.lower(step.params, step.opt_state, step.acc).compile()
+    return [
+        ("resident", "parameters (training, sharded)", per_device_bytes(step.params),
+         f"{_count(step.params) / 1e6:,.0f}M params"),
+        ("resident", "optimizer state", per_device_bytes(step.opt_state), "AdamW moments"),
+        ("train", "gradients (f32 accumulator)", per_device_bytes(step.acc), ""),
+        ("train", "activations + temporaries", max(_temp(accumulate), _temp(apply)), f"compiled; {step.detail}"),
+        ("train", "batch (staging + micro-batch)", per_device_bytes(step.staging) + per_device_bytes(step.micro),
+         f"{step.staging.tokens.shape[0]} staged rows"),
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class Generation:
+    """One generation phase's shapes: rows per call on one process, in groups sharing a prompt."""
+
+    rows: int
+    group: int
+    max_prompt_tokens: int
+    max_new_tokens: int
+    detail: str
+
+
+def generation_phases(config: ml_collections.ConfigDict, mesh, sampler_mesh) -> dict[str, Generation]:
+    """The rollout (training) and the evaluation (in training when eval.every > 0, or mode "eval"), each
+    as its largest call: a round's prompts on one process, or eval.batch_prompts of the eval's samples."""
+    r, e = config.rollout, config.eval
+    prompt_tokens = r.max_prompt_tokens or 2048
+    phases = {}
+    if config.mode != "eval":
+        processes = max(1, mesh.devices.size // sampler_mesh.devices.size)
+        prompts = -(-r.oversample_prompts // processes)
+        phases["rollout"] = Generation(prompts * r.samples_per_prompt, r.samples_per_prompt, prompt_tokens,
+                                       r.max_response_tokens, f"{prompts} prompts x {r.samples_per_prompt}")
+    if config.mode == "eval" or e.every > 0:
+        samples = eval_samples(config)
+        phases["eval"] = Generation(e.batch_prompts * samples, samples, prompt_tokens,
+                                    e.max_response_tokens or r.max_response_tokens,
+                                    f"eval.batch_prompts={e.batch_prompts} x {samples} samples")
+    return phases
+
+
+def eval_samples(config: ml_collections.ConfigDict) -> int:
+    """Responses per problem of the eval suite (eval.samples, else the suite's: the largest benchmark k)."""
+    if config.eval.samples:
+        return config.eval.samples
+    if config.eval.suite == "heldout":
+        return 1
+    if config.eval.suite == "code":
+        from rlve_jax.evaluation.code_eval import SAMPLES
+
+        return SAMPLES
+    from rlve_jax.evaluation.evaluate import BENCHMARKS
+
+    names = [n.strip() for n in config.eval.benchmarks.split(",") if n.strip() in BENCHMARKS]
+    return max((BENCHMARKS[n][1] for n in names), default=1)
+
+
+def generation_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, sampler_mesh, phase: str,
+                     gen: Generation, in_use: int, sizes: dict[str, int]) -> list[tuple[str, str, int, str]]:
+    """One generation phase: the sampler's parameter copy, then the configured engine's parts."""
+    graphdef, shapes, _ = _abstract_model(cfg)
+    sampler_params = _abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
+    copy = per_device_bytes(sampler_params)
+    parts = [(phase, "sampler parameters (full copy)", copy, "fsdp gathered, for one collection")]
+    if config.rollout.engine == "continuous":
+        return parts + engine_parts(config, cfg, graphdef, sampler_params, sampler_mesh, phase, gen,
+                                    in_use + copy, sizes)
+    return parts + static_parts(config, cfg, graphdef, sampler_params, sampler_mesh, phase, gen, sizes)
 
 
 def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> list[tuple[str, str, int, str]]:
@@ -230,90 +424,60 @@ def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> li
     ]
 
 
-def rollout_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh,
-                  sampler_mesh) -> list[tuple[str, str, int, str]]:
-    """The sampler's full copy of the parameters, the prefill of a chunk of prompts, one decode step of its
-    rows, the KV cache and the output buffers."""
-    graphdef, shapes, _ = _abstract_model(cfg)
-    g = config.rollout.samples_per_prompt
-    sampler_params = _abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
-    processes = max(1, mesh.devices.size // sampler_mesh.devices.size)
-    per_chunk, lp, cache_tokens = sampler_chunk(config, processes)
-    rows = per_chunk * g
-    cache_len = lp + config.rollout.max_response_tokens
-    cache = _abstract_cache(cfg, rows, cache_len, sampler_mesh)
-    placed = lambda shape: NamedSharding(sampler_mesh, sharding.fit_spec(  # noqa: E731
-        (sharding.BATCH,) + (None,) * (len(shape) - 1), shape, sampler_mesh))
-    prompts = jax.ShapeDtypeStruct((per_chunk, lp), jnp.int32, sharding=placed((per_chunk, lp)))
-    prefill = jax.jit(_prefill, static_argnums=0).lower(graphdef, sampler_params, prompts).compile()
-    token = jax.ShapeDtypeStruct((rows,), jnp.int32, sharding=placed((rows,)))
-    decode = jax.jit(_decode, static_argnums=0, donate_argnums=2).lower(graphdef, sampler_params, cache, token,
-                                                                        token).compile()
-    outputs = jax.ShapeDtypeStruct((rows, config.rollout.max_response_tokens), jnp.float32,
-                                   sharding=placed((rows, config.rollout.max_response_tokens)))
-    budget = (f"rollout.cache_budget_tokens={config.rollout.cache_budget_tokens}"
-              if config.rollout.cache_budget_tokens else "rollout.cache_budget_tokens=0: one chunk of all prompts")
+def static_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, graphdef, sampler_params, sampler_mesh,
+                 phase: str, gen: Generation, sizes: dict[str, int]) -> list[tuple[str, str, int, str]]:
+    """The static sampler's largest chunk (sampler.chunk_prompts of the phase's prompts), its own jitted
+    function compiled: the KV cache it creates, the rest of its temporaries and its outputs."""
+    budget = config.rollout.cache_budget_tokens or None
+    lp = sampler.prompt_bucket(gen.max_prompt_tokens)
+    prompts = sampler.chunk_prompts(gen.rows // gen.group, gen.group, lp, gen.max_new_tokens, budget)
+    rows = prompts * gen.group
+    sizes.update({f"{phase} chunk prompts": prompts, f"{phase} chunk rows": rows})
+    cache = per_device_bytes(sampler.cache_struct(cfg, rows, lp + gen.max_new_tokens, sampler_mesh))
+    fn, args, kwargs = sampler.chunk_call(graphdef, sampler_params, prompts=prompts, prompt_length=lp,
+                                          group=gen.group, max_new_tokens=gen.max_new_tokens, mesh=sampler_mesh)
+    stats = fn.lower(*args, **kwargs).compile().memory_analysis()
+    temp = int(stats.temp_size_in_bytes) if stats is not None else 0
+    outputs = int(stats.output_size_in_bytes) if stats is not None else 0
+    source = f"rollout.cache_budget_tokens={budget}" if budget else "cache_budget_tokens=0: one chunk of all prompts"
     return [
-        ("rollout", "sampler parameters (full copy)", per_device_bytes(sampler_params), "fsdp gathered"),
-        ("rollout", "KV cache", per_device_bytes(cache),
-         f"{cache_tokens:,} tokens x {engine.kv_bytes_per_token(cfg):,} B ({rows} rows x {cache_len}; {budget})"),
-        ("rollout", "output tokens + logprobs", 2 * per_device_bytes(outputs), ""),
-        ("rollout", "prefill temporaries", _temp(prefill), f"compiled; {per_chunk} prompts x {lp}"),
-        ("rollout", "decode temporaries", _temp(decode), f"compiled; one step of {rows} rows"),
+        (phase, "KV cache", cache, f"{rows * (lp + gen.max_new_tokens):,} tokens x "
+         f"{sampler.kv_bytes_per_token(cfg):,} B ({rows} rows x {lp + gen.max_new_tokens}; {source})"),
+        (phase, "output tokens + logprobs", outputs, "compiled"),
+        (phase, "chunk temporaries", max(0, temp - cache),
+         f"compiled; {prompts} prompts x {lp} then {gen.max_new_tokens} steps ({gen.detail}), cache excluded"),
     ]
 
 
-def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, sampler_mesh,
-                 resident: int) -> list[tuple[str, str, int, str]]:
-    """The rollout engine's phase: the sampler's parameter copy, the slot cache its KV budget holds
-    (rollout.cache_budget_tokens, or what the engine takes from free memory: the device limit less its
-    margin, the resident training state and the parameter copy), one prefill batch and one decode step."""
-    r = config.rollout
-    graphdef, shapes, _ = _abstract_model(cfg)
-    sampler_params = _abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
-    slot_len = engine.slot_length(r.max_prompt_tokens or 2048, r.max_response_tokens)
-    per_token = engine.kv_bytes_per_token(cfg)
-    devices, limit = sampler_mesh.devices.size, device_limit(config)
-    if r.cache_budget_tokens:
-        budget, source = r.cache_budget_tokens, f"rollout.cache_budget_tokens={r.cache_budget_tokens}"
-    elif limit is not None:
-        free = devices * (limit * (1 - engine.MEMORY_MARGIN) - resident - per_device_bytes(sampler_params))
-        per_slot = slot_len * per_token + engine.LOGITS_COPIES * 4 * cfg.vocab_size
-        budget, source = int(max(0, free) // per_slot) * slot_len, "from free memory (cache_budget_tokens=0)"
+def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, graphdef, sampler_params, sampler_mesh,
+                 phase: str, gen: Generation, in_use: int, sizes: dict[str, int]) -> list[tuple[str, str, int, str]]:
+    """The rollout engine sized as it sizes itself: its KV budget (rollout.cache_budget_tokens, or what
+    the engine takes from free memory: the device limit less its margin, what is in use and the sampler's
+    parameter copy), the slots a call of the phase's rows allocates, its largest prefill batch and its
+    decode segment, both its own jitted functions compiled."""
+    r, limit = config.rollout, device_limit(config)
+    slot_len = engine.slot_length(gen.max_prompt_tokens, gen.max_new_tokens)
+    devices = sampler_mesh.devices.size
+    budget, source = r.cache_budget_tokens or None, f"rollout.cache_budget_tokens={r.cache_budget_tokens}"
+    if budget is None and limit is not None:
+        budget = engine.budget_for_free_bytes(cfg, slot_len, devices * engine.free_bytes(limit, in_use, 0))
+        source = "from free memory (cache_budget_tokens=0)"
         if budget < 2 * slot_len:  # no room: plan the smallest engine, which then does not fit
             budget, source = 2 * slot_len, "the smallest engine (free memory holds no slot)"
-    else:
-        budget, source = engine.CPU_BUDGET_BYTES // per_token, "the CPU default (no device memory known)"
-    slots = engine.slots_for_budget(budget, slot_len)
-    processes = max(1, jax.device_count() // devices)
-    rows = -(-r.oversample_prompts // processes) * r.samples_per_prompt  # a round's rows on one process
-    slots = min(engine.shardable_slots(slots, sampler_mesh), engine._pow2(rows))  # no more slots than rows
-    if slots < 1:
-        raise ValueError(f"a KV budget of {budget} tokens holds no decode slot of {slot_len} tokens: set "
-                         f"rollout.cache_budget_tokens >= {2 * slot_len}")
-    shape = (slots, cfg.num_kv_heads, slot_len, cfg.head_dim)
-    if cfg.scan_layers:
-        shape = (cfg.num_layers, *shape)
-    layer = lambda: jax.ShapeDtypeStruct(shape, jnp.dtype(cfg.compute_dtype),  # noqa: E731
-                                         sharding=engine.slot_cache_sharding(sampler_mesh, shape))
-    cache = (SlotCache(layer(), layer()) if cfg.scan_layers
-             else [SlotCache(layer(), layer()) for _ in range(cfg.num_layers)])
-    placed = lambda shape, dtype: jax.ShapeDtypeStruct(shape, dtype, sharding=NamedSharding(  # noqa: E731
-        sampler_mesh, sharding.fit_spec((sharding.BATCH,) + (None,) * (len(shape) - 1), shape, sampler_mesh)))
-    key_width = jax.random.key_data(jax.random.key(0)).shape[-1]
-    slot_state = {"cache": cache, "token": placed((slots,), jnp.int32), "step": placed((slots,), jnp.int32),
-                  "offset": placed((slots,), jnp.int32), "live": placed((slots,), jnp.bool_),
-                  "limit": placed((slots,), jnp.int32), "keys": placed((slots, key_width), jnp.uint32),
-                  "temperature": placed((slots,), jnp.float32), "top_p": placed((slots,), jnp.float32),
-                  "top_k": placed((slots,), jnp.int32)}
-    scalar = jax.ShapeDtypeStruct((), jnp.int32)
-    decode = engine._segment.lower(graphdef, sampler_params, slot_state, jax.ShapeDtypeStruct((1,), jnp.int32),
-                                   scalar, scalar, steps=r.segment_steps, mesh=sampler_mesh).compile()
-    # The prefill batch: the budget's spare tokens (at least one slot's worth) of prompts.
-    lp = prompt_bucket(r.max_prompt_tokens or 2048)
-    prompts = max(1, min((budget - slots * slot_len) // lp, engine._pow2(-(-slots // r.samples_per_prompt))))
-    tokens = placed((prompts, lp), jnp.int32)
-    prefill = engine._prefill.lower(graphdef, sampler_params, tokens, placed((prompts,), jnp.int32)).compile()
+    elif budget is None:
+        source = "the CPU default (no device memory known)"
+    eng = engine.Engine(cfg, max_prompt_tokens=gen.max_prompt_tokens, max_new_tokens=gen.max_new_tokens,
+                        budget_tokens=budget, segment_steps=r.segment_steps, mesh=sampler_mesh)
+    slots = eng.slots_for_rows(gen.rows)
+    state = eng.abstract_state(slots)
+    fn, args, kwargs = eng.segment_call(graphdef, sampler_params, slots)
+    decode = fn.lower(*args, **kwargs).compile()
+    prefixes, length = eng.largest_prefill(gen.rows, gen.group)
+    fn, args, kwargs = eng.prefill_call(graphdef, sampler_params, prefixes, length)
+    prefill = fn.lower(*args, **kwargs).compile()
+    prefill_stats = prefill.memory_analysis()
+    sizes.update({f"{phase} slots": slots, f"{phase} slot length": slot_len,
+                  f"{phase} cache bytes": eng.cache_bytes_for(slots), f"{phase} budget tokens": eng.budget_tokens})
     outputs = 2 * slots * r.segment_steps * 4 // devices
     decode_temp, decode_detail = _temp(decode), f"compiled; a segment of {r.segment_steps} steps over {slots} slots"
     if sampler_mesh.devices.flat[0].platform == "cpu":  # CPU copies the cache each step: not a GPU's figure
@@ -321,13 +485,28 @@ def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, sampler_me
         decode_detail = (f"the engine's estimate ({engine.LOGITS_COPIES} f32 logits per slot; the CPU compiler's "
                          f"{_temp(decode) / GB:.1f} GB copies the cache out of place)")
     return [
-        ("rollout", "sampler parameters (full copy)", per_device_bytes(sampler_params), "fsdp gathered"),
-        ("rollout", "KV cache", per_device_bytes(cache),
-         f"{slots} slots x {slot_len:,} tokens x {per_token:,} B; budget {budget:,} tokens {source}"),
-        ("rollout", "output tokens + logprobs", outputs, f"one segment of {r.segment_steps} steps"),
-        ("rollout", "prefill temporaries", _temp(prefill), f"compiled; {prompts} prompts x {lp}"),
-        ("rollout", "decode temporaries", decode_temp, decode_detail),
+        (phase, "KV cache", per_device_bytes(state.cache),
+         f"{slots} slots x {slot_len:,} tokens x {engine.kv_bytes_per_token(cfg):,} B; budget "
+         f"{eng.budget_tokens:,} tokens {source}; {gen.detail}"),
+        (phase, "slot rows + segment outputs", per_device_bytes(state._replace(cache=[])) + outputs,
+         f"one segment of {r.segment_steps} steps"),
+        (phase, "prefill batch (KV + logits)", int(prefill_stats.output_size_in_bytes) if prefill_stats else 0,
+         f"{prefixes} prefixes x {length}, held while inserted"),
+        (phase, "prefill temporaries", _temp(prefill), f"compiled; {prefixes} prefixes x {length}"),
+        (phase, "decode temporaries", decode_temp, decode_detail),
     ]
+
+
+def process_baseline(mesh) -> tuple[int, str]:
+    """What the process holds per device before the run allocates: a device's bytes in use now (where the
+    backend reports memory_stats); on CPU the process's resident memory now, shared by its CPU devices."""
+    stats = [d.memory_stats() or {} for d in mesh.devices.flat if d.process_index == jax.process_index()]
+    if stats and all("bytes_in_use" in s for s in stats):
+        return max(int(s["bytes_in_use"]) for s in stats), "bytes in use on the device now (memory_stats)"
+    with open("/proc/self/statm") as f:
+        rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    local = len(jax.local_devices())
+    return rss // local, f"host resident memory now {rss / GB:.2f} GB over {local} CPU devices"
 
 
 def _abstract_model(cfg: ModelConfig):
@@ -339,45 +518,19 @@ def _count(tree) -> int:
     return sum(math.prod(x.shape) for x in jax.tree.leaves(tree))
 
 
-def _abstract_cache(cfg: ModelConfig, rows: int, length: int, mesh) -> list:
-    """The KV cache Transformer.init_cache makes, as abstract arrays placed like the sampler's."""
-    shape = (rows, length, cfg.num_kv_heads, cfg.head_dim)
-    if cfg.scan_layers:
-        shape = (cfg.num_layers, *shape)
-    layer = lambda: jax.ShapeDtypeStruct(shape, jnp.dtype(cfg.compute_dtype),  # noqa: E731
-                                         sharding=sharding.cache_sharding(mesh, shape))
-    from rlve_jax.models.model import LayerCache
-
-    return LayerCache(layer(), layer()) if cfg.scan_layers else [LayerCache(layer(), layer())
-                                                                  for _ in range(cfg.num_layers)]
-
-
-def _prefill(graphdef, state, prompts):
-    """Prompts [P, Lp] -> last-token logits [P, V] and their cache (as the sampler's prefill)."""
-    model = nnx.merge(graphdef, state)
-    positions = jnp.broadcast_to(jnp.arange(prompts.shape[1], dtype=jnp.int32), prompts.shape)
-    h, cache = model.hidden(prompts, positions, prompts >= 0, model.init_cache(*prompts.shape))
-    return model.logits(h[:, -1]), cache
-
-
-def _decode(graphdef, state, cache, token, position):
-    """One decode step of every row: token [R] at position [R] -> logits [R, V] and the updated cache."""
-    model = nnx.merge(graphdef, state)
-    h, cache = model.hidden(token[:, None], position[:, None], cache=cache, decode=True)
-    return model.logits(h[:, 0]), cache
-
-
 def device_limit(config: ml_collections.ConfigDict) -> float | None:
-    """mesh.device_memory_gb in bytes, else the device's own memory where the backend reports it."""
-    if config.mesh.device_memory_gb:
-        return config.mesh.device_memory_gb * GB
+    """Bytes one device may use: mesh.device_memory_gb, capped by the allocator's own limit where the
+    backend reports it (a GPU's XLA allocator takes 75% of its memory unless XLA_PYTHON_CLIENT_MEM_FRACTION
+    says more)."""
     stats = jax.local_devices()[0].memory_stats() or {}
-    return float(stats["bytes_limit"]) if "bytes_limit" in stats else None
+    limits = [config.mesh.device_memory_gb * GB] if config.mesh.device_memory_gb else []
+    limits += [float(stats["bytes_limit"])] if "bytes_limit" in stats else []
+    return min(limits, default=None)
 
 
-def check(config: ml_collections.ConfigDict, model_config: ModelConfig) -> Plan | None:
-    """The trainer's start-up check: plan and raise a one-line MemoryError when it does not fit. Skipped
-    (None) when no device memory is known (CPU without mesh.device_memory_gb)."""
+def check(config: ml_collections.ConfigDict, model_config: ModelConfig | None = None) -> Plan | None:
+    """The start-up check, before any weight is loaded: plan and raise a one-line MemoryError when it does
+    not fit. Skipped (None) when no device memory is known (CPU without mesh.device_memory_gb)."""
     if device_limit(config) is None:
         return None
     result = plan(config, model_config, "memory plan at start-up")
@@ -407,14 +560,23 @@ def _force_cpu_devices(config: ml_collections.ConfigDict) -> None:
 
 
 def main(argv: list[str]) -> None:
+    """Print the plan; exit 1 with the reason when it does not fit, 2 with one line for a config error."""
     from absl import flags
+
+    from rlve_jax.cli import VERBOSE, exit_on_input_error
+    from rlve_jax.defaults import validate
 
     config = flags.FLAGS["config"].value
     if config is None:
         raise SystemExit("pass --config=configs/<name>.py (e.g. --config=configs/mesh/gpu8.py:c256)")
     _force_cpu_devices(config)
-    result = plan(config, title=f"memory plan per device: {flags.FLAGS['config'].config_filename}, "
-                                f"{config.rollout.max_response_tokens:,} response tokens")
+    try:
+        validate(config)
+        result = plan(config, title=f"memory plan per device: {flags.FLAGS['config'].config_filename}, "
+                                    f"{config.rollout.max_response_tokens:,} response tokens")
+    except Exception as error:  # noqa: BLE001  (input errors become one line, others re-raise)
+        exit_on_input_error(error, VERBOSE.value)
+        raise
     print(result.table())
     reason = result.over()
     if reason:

@@ -1,22 +1,32 @@
 """The memory planner: abstract compiles of the train step, prefill and decode on the 8 test devices,
-the limit check, the command line's exit status, train-step temporaries linear in the length."""
+the limit check, the command line's exit status and one-line errors, train-step temporaries linear in the
+length, and the plan against a real Engine run: the same slots and cache bytes, and after a collection only
+the resident state left on the devices."""
 
 import dataclasses
+import gc
 import os
 import subprocess
 import sys
 
+import jax
+import numpy as np
 import pytest
+from flax import nnx
 
 from rlve_jax import plan
-from rlve_jax.runtime import sharding
 from rlve_jax.defaults import CONFIGS, load_config_file
+from rlve_jax.generation import engine
+from rlve_jax.models.model import Transformer
+from rlve_jax.rl.train_step import init_optimizer, make_optimizer
+from rlve_jax.runtime import sharding
 from test_trainer import REPO
 
 
-def tiny_config(**overrides):
-    """configs/mesh/cpu.py:tiny (every test device, fsdp) with dotted overrides."""
-    config = load_config_file(CONFIGS / "mesh" / "cpu.py", "tiny")
+def tiny_config(preset: str = "cpu.py", **overrides):
+    """configs/mesh/<preset>:tiny (cpu.py: every test device, fsdp) with dotted overrides."""
+    config = load_config_file(CONFIGS / "mesh" / preset, "tiny")
+    config.model.dtype = "float32"
     for key, value in overrides.items():
         section, name = key.split(".")
         setattr(config[section], name, value)
@@ -35,8 +45,11 @@ def test_plan_parts_and_totals(tiny_plan):
     # micro preset: 4 x 128 x 2 layers x 32 dims of f32 KV per token; 8 prompts x 8 samples x (128 + 16) tokens
     assert parts["KV cache"] == 16 * 8 * (128 + 16) * 2 * 2 * 2 * 32 * 4 // 8
     resident = parts["parameters (training, sharded)"] + parts["optimizer state"]
-    assert tiny_plan.train_total >= resident + parts["activations + temporaries"]
-    assert tiny_plan.total == max(tiny_plan.train_total, tiny_plan.rollout_total)
+    assert tiny_plan.resident == resident and parts["process baseline"] > 100e6 / 8  # the CPU process's RSS / 8
+    totals = tiny_plan.totals
+    assert set(totals) == {"train", "rollout"}  # tiny: eval.every = 0
+    assert totals["train"] >= parts["process baseline"] + resident + parts["activations + temporaries"]
+    assert tiny_plan.total == max(totals.values())
     assert tiny_plan.limit is None and tiny_plan.over() is None  # CPU: no memory size known
     assert "peak" in tiny_plan.table() and "fits" in tiny_plan.table()
 
@@ -44,12 +57,12 @@ def test_plan_parts_and_totals(tiny_plan):
 def test_over_the_limit_is_one_line(tiny_plan, monkeypatch):
     small = dataclasses.replace(tiny_plan, limit=1e6)
     reason = small.over()
-    assert reason and "\n" not in reason and "exceeds mesh.device_memory_gb=0.001" in reason
+    assert reason and "\n" not in reason and "exceeds the device limit 0.001 GB" in reason
     assert "largest part: activations + temporaries" in reason  # the train step's, in the tiny run
     monkeypatch.setattr(plan, "plan", lambda config, *args: dataclasses.replace(tiny_plan,
                                                                                  limit=plan.device_limit(config)))
     model_config = plan.model_config_for(tiny_config())[0]
-    with pytest.raises(MemoryError, match="exceeds mesh.device_memory_gb"):
+    with pytest.raises(MemoryError, match="exceeds the device limit"):
         plan.check(tiny_config(**{"mesh.device_memory_gb": 0.001}), model_config)
     assert plan.check(tiny_config(**{"mesh.device_memory_gb": 80}), model_config).over() is None
     assert plan.check(tiny_config(), model_config) is None  # CPU, no limit given: nothing to check
@@ -62,6 +75,18 @@ def test_command_line_exits_1_with_the_reason():
     assert result.returncode == 1, result.stderr[-2000:]
     assert "activations + temporaries" in result.stdout and "DOES NOT FIT" in result.stdout
     assert result.stderr.strip().splitlines()[-1].startswith("does not fit: ")
+
+
+def test_command_line_prints_a_config_error_as_one_line():
+    result = subprocess.run([sys.executable, "-m", "rlve_jax.plan", "--config=configs/mesh/cpu.py:tiny",
+                             "--config.rollout.cache_budget_tokens=100"], cwd=REPO, capture_output=True, text=True,
+                            timeout=600, env={**os.environ, "XLA_FLAGS": "", "JAX_PLATFORMS": "cpu"})
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert lines == ["error: a KV budget of 100 tokens holds no decode slot of 144 tokens beside its prefill: set "
+                     "rollout.cache_budget_tokens >= 288 (or lower the prompt/response token limits)  (--verbose "
+                     "for the traceback)"]
 
 
 def test_train_step_temporaries_are_linear_in_the_length():
@@ -77,3 +102,72 @@ def test_train_step_temporaries_are_linear_in_the_length():
     short, long = train_temp(2048 - 64), train_temp(8192 - 64)
     print(f"train-step temporaries: {short / 2**20:.1f} MiB at 2048 tokens, {long / 2**20:.1f} MiB at 8192")
     assert long <= 5 * short
+
+
+def device_bytes(arrays, device) -> int:
+    """Bytes of the distinct buffers the arrays hold on `device` (an array's shards are arrays of their own,
+    views of its buffers: counted once, by address)."""
+    buffers = {}
+    for x in arrays:
+        for shard in x.addressable_shards:
+            if shard.device == device:
+                buffers[shard.data.unsafe_buffer_pointer()] = shard.data.nbytes
+    return sum(buffers.values())
+
+
+def live_bytes(device) -> int:
+    """Bytes of every live jax.Array's buffers on `device`."""
+    gc.collect()
+    return device_bytes(jax.live_arrays(), device)
+
+
+def run_collection(config, planned: plan.Plan):
+    """The trainer's state (parameters and optimizer state on the training mesh) and one collection of a
+    round's rows through a real Engine built as rollout.make_engine builds it. -> (resident bytes before,
+    live bytes during the run (max), after it, the engine's slots and per-device cache bytes seen in the
+    run), all on the first device and net of what was live before."""
+    cfg = plan.model_config_for(config)[0]
+    mesh = sharding.make_mesh(config.mesh.data, config.mesh.fsdp, config.mesh.tensor)
+    sampler_mesh = sharding.sampler_mesh(mesh, config.mesh.sampler_tensor or config.mesh.tensor)
+    device = mesh.devices.flat[0]
+    gc.collect()
+    before = live_bytes(device)
+    graphdef, params, rest = nnx.split(sharding.shard_model(Transformer(cfg, rngs=nnx.Rngs(0)), mesh), nnx.Param, ...)
+    opt_state = init_optimizer(make_optimizer(config.optim), params, mesh)  # noqa: F841  (held, as the trainer does)
+    resident = live_bytes(device) - before
+    r = config.rollout
+    eng = engine.Engine(cfg, max_prompt_tokens=r.max_prompt_tokens, max_new_tokens=r.max_response_tokens,
+                        budget_tokens=r.cache_budget_tokens or None, segment_steps=r.segment_steps, mesh=sampler_mesh)
+    sampler_model = nnx.merge(graphdef, sharding.sampler_state(params, mesh, sampler_mesh), rest)
+    rng = np.random.default_rng(0)
+    prompts = [rng.integers(3, cfg.vocab_size, int(rng.integers(20, r.max_prompt_tokens))).tolist()
+               for _ in range(r.oversample_prompts)]
+    rows = [engine.Row(i * r.samples_per_prompt + g, prompts[i], r.max_response_tokens)
+            for i in range(len(prompts)) for g in range(r.samples_per_prompt)]
+    seen = []
+
+    def observe() -> bool:
+        seen.append((live_bytes(device) - before, eng._active, device_bytes(jax.tree.leaves(eng._state.cache), device)))
+        return False
+
+    eng.run(sampler_model, rows, jax.random.key(0), should_stop=observe)
+    assert all(row.done for row in rows)
+    del sampler_model
+    return resident, max(s[0] for s in seen), live_bytes(device) - before, seen[0][1], seen[0][2]
+
+
+@pytest.mark.parametrize("preset, overrides", [
+    ("cpu.py", {}),  # 8 devices fsdp, the engine's CPU default budget
+    ("gpu8_tp2.py", {"rollout.cache_budget_tokens": 40 * 144, "mesh.sampler_tensor": 2}),  # 4 x 2, KV heads split
+])
+def test_a_real_engine_run_matches_the_plan_and_leaves_only_the_resident_state(preset, overrides):
+    config = tiny_config(preset, **{"mesh.device_memory_gb": 0.0, **overrides})
+    planned = plan.plan(config)
+    parts = {what: size for phase, what, size, _ in planned.parts if phase in ("resident", "rollout")}
+    resident, during, after, slots, cache = run_collection(config, planned)
+    print(f"{preset}: resident {resident:,} B (plan {planned.resident:,}), during {during:,}, after {after:,}; "
+          f"{slots} slots, cache {cache:,} B/device (plan {planned.sizes['rollout slots']}, {parts['KV cache']:,})")
+    assert slots == planned.sizes["rollout slots"] and cache == parts["KV cache"]
+    assert resident == pytest.approx(planned.resident, rel=0.05)
+    assert during >= resident + parts["KV cache"] + parts["sampler parameters (full copy)"]
+    assert after == pytest.approx(planned.resident, rel=0.05)  # the slot cache and the copy are gone

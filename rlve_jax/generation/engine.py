@@ -14,7 +14,10 @@ Sampling is exactly `sampler.generate`'s: row r draws token t with fold_in(fold_
 the segment, the other rows, or on being interrupted and resumed (a resumed row is re-prefilled from
 its prompt and tokens). Memory: the slot cache plus one prefill batch within the rest of the budget
 (`prefill_tokens`, at least one slot's worth) is everything the engine allocates for KV;
-`Engine.peak_cache_bytes` measures it. On CPU, once nothing is left to insert and at most half the
+`Engine.peak_cache_bytes` measures it. Both are freed when `run` returns (`Engine.release`): between
+runs (the train step, evaluation) the engine holds no device memory. The engine describes its own shapes
+for the planner (rlve_jax/plan.py): `sizing` arithmetic, `abstract_state`, and `prefill_call` /
+`segment_call`, its jitted functions with abstract arguments to lower or export. On CPU, once nothing is left to insert and at most half the
 slots are live, the live rows move to a smaller slot set (a step there costs what its rows cost).
 Partial rollouts (rlve_jax/generation/rollout.py) stop a run early with `should_stop` and pass the unfinished
 rows to a later run: each Row carries its key, tokens, logprobs and the policy version of each token.
@@ -25,7 +28,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -34,17 +37,13 @@ from flax import nnx
 from jax.sharding import Mesh, NamedSharding
 
 from rlve_jax.runtime import sharding
+from rlve_jax.runtime.shapes import bucket, pow2_at_least, pow2_at_most
 from rlve_jax.models.model import ModelConfig, SlotCache, Transformer
-from rlve_jax.generation.sampler import SampleOutput, _per_row, sample_tokens
+from rlve_jax.generation.sampler import SampleOutput, _per_row, kv_bytes_per_token, sample_tokens
 
 CPU_BUDGET_BYTES = 1 << 30  # KV cache on a backend without memory_stats (CPU): 1 GiB
 MEMORY_MARGIN = 0.1  # of the device memory kept free beside the cache (activations, fragmentation)
 LOGITS_COPIES = 4  # f32 [slots, V] arrays alive in a decode step (logits, scaled, filtered, probs)
-
-
-def kv_bytes_per_token(cfg: ModelConfig) -> int:
-    """Bytes of KV cache one token holds across all layers (keys and values, compute dtype)."""
-    return cfg.num_layers * 2 * cfg.num_kv_heads * cfg.head_dim * jnp.dtype(cfg.compute_dtype).itemsize
 
 
 def slot_length(max_prompt_tokens: int, max_new_tokens: int) -> int:
@@ -65,6 +64,18 @@ def shardable_slots(slots: int, mesh: Mesh | None) -> int:
     return slots - slots % parallel if slots >= parallel else slots
 
 
+def budget_for_free_bytes(cfg: ModelConfig, slot_len: int, free_bytes: float) -> int:
+    """KV tokens (whole slots) that `free_bytes` (summed over the devices) hold, each slot with its decode
+    step's logits."""
+    per_slot = slot_len * kv_bytes_per_token(cfg) + LOGITS_COPIES * 4 * cfg.vocab_size
+    return int(max(0, free_bytes) // per_slot) * slot_len
+
+
+def free_bytes(limit: float, in_use: float, reserve_bytes: float) -> float:
+    """One device's memory left to the KV cache: its limit less the margin, what is in use and the reserve."""
+    return limit * (1 - MEMORY_MARGIN) - in_use - reserve_bytes
+
+
 def default_budget_tokens(cfg: ModelConfig, slot_len: int, devices: Sequence[jax.Device] | None = None,
                           reserve_bytes: int = 0) -> int:
     """KV tokens that fit in the devices' free memory now (so after parameters and optimizer state, which
@@ -72,12 +83,57 @@ def default_budget_tokens(cfg: ModelConfig, slot_len: int, devices: Sequence[jax
     later) and each slot's decode-step logits. Without memory_stats (CPU): CPU_BUDGET_BYTES of cache."""
     devices = list(devices or jax.local_devices())
     stats = [d.memory_stats() for d in devices]
-    per_token = kv_bytes_per_token(cfg)
     if any(not s or "bytes_limit" not in s for s in stats):
-        return CPU_BUDGET_BYTES // per_token
-    free = sum(s["bytes_limit"] * (1 - MEMORY_MARGIN) - s["bytes_in_use"] - reserve_bytes for s in stats)
-    per_slot = slot_len * per_token + LOGITS_COPIES * 4 * cfg.vocab_size
-    return int(max(0, free) // per_slot) * slot_len
+        return CPU_BUDGET_BYTES // kv_bytes_per_token(cfg)
+    free = sum(free_bytes(s["bytes_limit"], s["bytes_in_use"], reserve_bytes) for s in stats)
+    return budget_for_free_bytes(cfg, slot_len, free)
+
+
+def budget_error(budget_tokens: int, slot_len: int, budget_key: str = "rollout.cache_budget_tokens") -> str:
+    """The one-line reason a budget holds no decode slot."""
+    return (f"a KV budget of {budget_tokens} tokens holds no decode slot of {slot_len} tokens beside its "
+            f"prefill: set {budget_key} >= {2 * slot_len} (or lower the prompt/response token limits)")
+
+
+class SlotState(NamedTuple):
+    """The decode slots' state, carried (donated) through the jitted segment; every row field is [S]."""
+
+    cache: Any  # SlotCache per layer ([S, K, slot_length, H]), or one stacked SlotCache ([L, S, K, ...])
+    token: jax.Array  # [S] int32, the last sampled token (fed to the next step)
+    step: jax.Array  # [S] int32, tokens the row has
+    offset: jax.Array  # [S] int32, its prompt length (where its response starts in the cache)
+    live: jax.Array  # [S] bool, still decoding
+    limit: jax.Array  # [S] int32, its max_new_tokens
+    keys: jax.Array  # [S, key width] uint32, its key data
+    temperature: jax.Array  # [S] float32
+    top_p: jax.Array  # [S] float32
+    top_k: jax.Array  # [S] int32
+
+
+ROW_FIELDS = SlotState._fields[1:]
+ROW_DTYPES = dict(token=jnp.int32, step=jnp.int32, offset=jnp.int32, live=jnp.bool_, limit=jnp.int32,
+                  keys=jnp.uint32, temperature=jnp.float32, top_p=jnp.float32, top_k=jnp.int32)
+EMPTY_ROW = dict(temperature=1.0, top_p=1.0, top_k=-1)  # an empty slot needs no top-k/top-p filter; 0 elsewhere
+
+
+@dataclasses.dataclass(frozen=True)
+class Sizing:
+    """The engine's sizes: what its KV budget holds."""
+
+    slot_length: int  # cache positions per slot
+    budget_tokens: int  # KV tokens in all: the slots, then one prefill batch
+    slots: int  # decode slots at most (a run allocates no more than its rows need: `slots_for_rows`)
+    prefill_tokens: int  # the prefill batch's tokens at most (the budget's rest, at least one slot's worth)
+
+
+def sizing(cfg: ModelConfig, *, max_prompt_tokens: int, max_new_tokens: int, budget_tokens: int | None = None,
+           mesh: Mesh | None = None, reserve_bytes: int = 0) -> Sizing:
+    """The engine's sizes for a budget (None: what the mesh's devices have free now, less reserve_bytes)."""
+    slot_len = slot_length(max_prompt_tokens, max_new_tokens)
+    budget = budget_tokens or default_budget_tokens(cfg, slot_len, None if mesh is None else list(mesh.devices.flat),
+                                                    reserve_bytes)
+    slots = shardable_slots(slots_for_budget(budget, slot_len), mesh)
+    return Sizing(slot_len, budget, slots, budget - slots * slot_len)
 
 
 @dataclasses.dataclass
@@ -145,19 +201,18 @@ def _first_tokens(logits, keys, step, limit, temperature, top_p, top_k, stop_ids
 
 
 @functools.partial(jax.jit, static_argnames=("mesh",), donate_argnames=("slots",))
-def _insert(slots, pre_cache, dst, src, rows: dict, *, mesh: Mesh | None):
+def _insert(slots: SlotState, pre_cache, dst, src, rows: SlotState, *, mesh: Mesh | None) -> SlotState:
     """Copy prefill rows src [I] into slots dst [I] (dst = slot count: an unused entry) and set those
-    slots' per-row state (`rows`: name -> [I] values)."""
+    slots' per-row state (`rows`: [I] values of every row field, no cache)."""
 
     def put(slot, pre):  # slot [.., S, K, Ls, H] <- pre [.., P, Lb, K, H] rows src, transposed
         lead = (slice(None),) * (slot.ndim - 4)
         new = jnp.swapaxes(pre[(*lead, src)], -3, -2).astype(slot.dtype)  # [.., I, K, Lb, H]
         return slot.at[(*lead, dst, slice(None), slice(0, pre.shape[-3]))].set(new, mode="drop")
 
-    out = {k: v.at[dst].set(rows[k], mode="drop") if k in rows else v for k, v in slots.items() if k != "cache"}
-    out["cache"] = sharding.constrain(jax.tree.map(put, slots["cache"], _as_slot(pre_cache)), mesh,
-                                      slot_cache_sharding)
-    return out
+    cache = sharding.constrain(jax.tree.map(put, slots.cache, _as_slot(pre_cache)), mesh, slot_cache_sharding)
+    return slots._replace(cache=cache, **{f: getattr(slots, f).at[dst].set(getattr(rows, f), mode="drop")
+                                          for f in ROW_FIELDS})
 
 
 def _as_slot(cache):
@@ -168,31 +223,31 @@ def _as_slot(cache):
 
 
 @functools.partial(jax.jit, static_argnames=("graphdef", "steps", "mesh"), donate_argnames=("slots",))
-def _segment(graphdef, params, slots, stop_ids, pad_id, min_free, *, steps: int, mesh: Mesh | None):
+def _segment(graphdef, params, slots: SlotState, stop_ids, pad_id, min_free, *, steps: int, mesh: Mesh | None):
     """Up to `steps` decode steps over every slot; stops early once no slot is live or `min_free` slots
     are free (so that waiting rows take them). -> (slots, tokens [S, steps], logprobs [S, steps], steps
     run, KV positions read)."""
     model: Transformer = nnx.merge(graphdef, params)
-    S = slots["token"].shape[0]
+    S = slots.token.shape[0]
 
     def cond(carry):
         i, s, *_ = carry
-        return (i < steps) & jnp.any(s["live"]) & (jnp.sum(~s["live"]) < min_free)
+        return (i < steps) & jnp.any(s.live) & (jnp.sum(~s.live) < min_free)
 
     def body(carry):
         i, s, out_tokens, out_logprobs, read = carry
-        live = s["live"]
-        position = jnp.where(live, s["offset"] + s["step"] - 1, 0)  # [S] where the last token goes
-        h, cache = model.hidden(s["token"][:, None], position[:, None], cache=s["cache"], decode=True)
+        live = s.live
+        position = jnp.where(live, s.offset + s.step - 1, 0)  # [S] where the last token goes
+        h, cache = model.hidden(s.token[:, None], position[:, None], cache=s.cache, decode=True)
         cache = sharding.constrain(cache, mesh, slot_cache_sharding)
-        keys = jax.vmap(jax.random.fold_in)(jax.random.wrap_key_data(s["keys"]), s["step"])
-        token, logprob = sample_tokens(model.logits(h[:, 0]), keys, s["temperature"], s["top_p"], s["top_k"])
+        keys = jax.vmap(jax.random.fold_in)(jax.random.wrap_key_data(s.keys), s.step)
+        token, logprob = sample_tokens(model.logits(h[:, 0]), keys, s.temperature, s.top_p, s.top_k)
         out_tokens = out_tokens.at[:, i].set(jnp.where(live, token, pad_id))
         out_logprobs = out_logprobs.at[:, i].set(jnp.where(live, logprob, 0.0))
-        done = jnp.isin(token, stop_ids) | (s["step"] + 1 >= s["limit"])
+        done = jnp.isin(token, stop_ids) | (s.step + 1 >= s.limit)
         read = read + jnp.sum(jnp.where(live, position + 1, 0))
-        s = {**s, "cache": cache, "token": jnp.where(live, token, s["token"]),
-             "step": jnp.where(live, s["step"] + 1, s["step"]), "live": live & ~done}
+        s = s._replace(cache=cache, token=jnp.where(live, token, s.token), step=jnp.where(live, s.step + 1, s.step),
+                       live=live & ~done)
         return i + 1, s, out_tokens, out_logprobs, read
 
     init = (jnp.int32(0), slots, jnp.full((S, steps), pad_id, jnp.int32), jnp.zeros((S, steps), jnp.float32),
@@ -213,51 +268,86 @@ class Engine:
         # move (re-prefilled) to a power-of-two smaller slot set. Worth it where a step's cost follows its
         # row count (CPU); on accelerators a decode step costs about the same with fewer rows.
         self.shrink = jax.default_backend() == "cpu" if shrink is None else shrink
-        self.max_new_tokens, self.segment_steps = max_new_tokens, segment_steps
-        self.slot_length = slot_length(max_prompt_tokens, max_new_tokens)
-        devices = None if mesh is None else list(mesh.devices.flat)
-        self.budget_tokens = budget_tokens or default_budget_tokens(cfg, self.slot_length, devices, reserve_bytes)
-        self.slots = shardable_slots(slots_for_budget(self.budget_tokens, self.slot_length), mesh)
+        self.max_prompt_tokens, self.max_new_tokens, self.segment_steps = max_prompt_tokens, max_new_tokens, segment_steps
+        self.sizing = sizing(cfg, max_prompt_tokens=max_prompt_tokens, max_new_tokens=max_new_tokens,
+                             budget_tokens=budget_tokens, mesh=mesh, reserve_bytes=reserve_bytes)
+        self.slot_length, self.budget_tokens = self.sizing.slot_length, self.sizing.budget_tokens
+        self.slots, self.prefill_tokens = self.sizing.slots, self.sizing.prefill_tokens
         if self.slots < 1:
-            raise ValueError(f"a KV budget of {self.budget_tokens} tokens holds no decode slot of {self.slot_length} "
-                             f"tokens beside its prefill: set {budget_key} >= {2 * self.slot_length} (or lower "
-                             "the prompt/response token limits)")
-        self.prefill_tokens = self.budget_tokens - self.slots * self.slot_length  # >= one slot
+            raise ValueError(budget_error(self.budget_tokens, self.slot_length, budget_key))
         self.stats = EngineStats()
         self.peak_cache_bytes = 0
-        self._state = None
+        self._state: SlotState | None = None  # allocated by run, released when it returns
         self._active = 0  # slots in _state (fewer than self.slots after shrinking)
+
+    # -- Shapes, for the planner and the cross-lowering tests (nothing allocated) --------------------------
+
+    def slots_for_rows(self, rows: int) -> int:
+        """Slots a run of `rows` rows allocates: no more than its rows need (a power of two), at most `slots`."""
+        return min(self.slots, pow2_at_least(rows))
+
+    def cache_bytes_for(self, n_slots: int) -> int:
+        """Bytes of a slot cache of n_slots slots (all devices together)."""
+        return n_slots * self.slot_length * kv_bytes_per_token(self.cfg)
 
     @property
     def cache_bytes(self) -> int:
         """The full slot cache's bytes (the prefill batch comes on top, at most prefill_tokens)."""
-        return self.slots * self.slot_length * kv_bytes_per_token(self.cfg)
+        return self.cache_bytes_for(self.slots)
+
+    def largest_prefill(self, rows: int, group: int) -> tuple[int, int]:
+        """(prefixes, padded length) of the largest prefill batch a run of `rows` fresh rows in groups of
+        `group` (rows sharing a prompt) forms: prompts of max_prompt_tokens, as many as free slots take."""
+        length = bucket(self.max_prompt_tokens, cap=self.slot_length)
+        groups = -(-self.slots_for_rows(rows) // group)
+        return max(1, min(pow2_at_most(max(1, self.prefill_tokens // length)), pow2_at_least(groups))), length
+
+    def _row_struct(self, shape: tuple[int, ...], dtype) -> jax.ShapeDtypeStruct:
+        placed = None if self.mesh is None else sharding.batch_sharding(self.mesh, shape)
+        return jax.ShapeDtypeStruct(shape, jnp.dtype(dtype), sharding=placed)
+
+    def abstract_state(self, n_slots: int) -> SlotState:
+        """The slot state of n_slots slots as abstract arrays with the shardings `run` gives them."""
+        cfg = self.cfg
+        shape = (n_slots, cfg.num_kv_heads, self.slot_length, cfg.head_dim)
+        if cfg.scan_layers:
+            shape = (cfg.num_layers, *shape)
+        placed = None if self.mesh is None else slot_cache_sharding(self.mesh, shape)
+        layer = lambda: jax.ShapeDtypeStruct(shape, jnp.dtype(cfg.compute_dtype), sharding=placed)  # noqa: E731
+        cache = (SlotCache(layer(), layer()) if cfg.scan_layers
+                 else [SlotCache(layer(), layer()) for _ in range(cfg.num_layers)])
+        key_width = jax.random.key_data(jax.random.key(0)).shape[-1]
+        rows = {f: self._row_struct((n_slots, key_width) if f == "keys" else (n_slots,), ROW_DTYPES[f])
+                for f in ROW_FIELDS}
+        return SlotState(cache, **rows)
+
+    def prefill_call(self, graphdef, params, prefixes: int, length: int) -> tuple[Callable, tuple, dict]:
+        """(jitted prefill, its arguments, keywords) for a batch of `prefixes` x `length` tokens; params may
+        be abstract: `fn.lower(*args, **kwargs)` or jax.export of it."""
+        return _prefill, (graphdef, params, self._row_struct((prefixes, length), jnp.int32),
+                          self._row_struct((prefixes,), jnp.int32)), {}
+
+    def segment_call(self, graphdef, params, n_slots: int, n_stop_ids: int = 1) -> tuple[Callable, tuple, dict]:
+        """(jitted decode segment, its arguments, keywords) over n_slots slots (see prefill_call)."""
+        scalar = jax.ShapeDtypeStruct((), jnp.int32)
+        return _segment, (graphdef, params, self.abstract_state(n_slots),
+                          jax.ShapeDtypeStruct((n_stop_ids,), jnp.int32), scalar, scalar), dict(
+                              steps=self.segment_steps, mesh=self.mesh)
+
+    # -- Running -----------------------------------------------------------------------------------------
+
+    def release(self) -> None:
+        """Free the slot state (run calls it as it returns: between runs the engine holds no device memory)."""
+        self._state, self._active = None, 0
 
     def _allocate(self, n_slots: int) -> None:
         """Replace the slot state by n_slots empty slots (the old cache is released first)."""
-        self._state = None
-        self._state, self._active = self._empty_slots(n_slots), n_slots
-
-    def _empty_slots(self, S: int) -> dict[str, Any]:
-        cfg = self.cfg
-        shape = (S, cfg.num_kv_heads, self.slot_length, cfg.head_dim)
-        if cfg.scan_layers:
-            shape = (cfg.num_layers, *shape)
-        zeros = lambda: jnp.zeros(shape, cfg.compute_dtype)  # noqa: E731
-
-        def make_cache():
-            if cfg.scan_layers:
-                return SlotCache(zeros(), zeros())
-            return [SlotCache(zeros(), zeros()) for _ in range(cfg.num_layers)]
-
-        cache = jax.jit(make_cache, out_shardings=None if self.mesh is None else jax.tree.map(
-            lambda _: slot_cache_sharding(self.mesh, shape), make_cache()))()
-        key_width = jax.random.key_data(jax.random.key(0)).shape[-1]
-        rows = {"token": np.zeros(S, np.int32), "step": np.zeros(S, np.int32), "offset": np.zeros(S, np.int32),
-                "live": np.zeros(S, bool), "limit": np.zeros(S, np.int32),
-                "keys": np.zeros((S, key_width), np.uint32), "temperature": np.ones(S, np.float32),
-                "top_p": np.ones(S, np.float32), "top_k": np.full(S, -1, np.int32)}
-        return {"cache": cache, **{k: _place(v, self.mesh) for k, v in rows.items()}}
+        self.release()
+        empty = jax.tree.map(lambda x: jnp.zeros(x.shape, x.dtype, device=x.sharding), self.abstract_state(n_slots))
+        self._state = empty._replace(**{f: jnp.full(getattr(empty, f).shape, value, ROW_DTYPES[f],
+                                                    device=getattr(empty, f).sharding)
+                                        for f, value in EMPTY_ROW.items()})
+        self._active = n_slots
 
     def _prefill_batch(self, graphdef, params, queue: collections.deque, n_rows: int):
         """Prefill the next prefixes of the queue (at least one, at most n_rows rows' worth and
@@ -267,17 +357,17 @@ class Engine:
         while queue and sum(map(len, groups)) < n_rows:
             group = queue[0]
             length = len(group[0].prompt) + len(group[0].tokens)
-            bucket = _bucket(max(longest, length), self.slot_length)
-            if groups and _pow2(len(groups) + 1) * bucket > self.prefill_tokens:
+            padded = bucket(max(longest, length), cap=self.slot_length)
+            if groups and pow2_at_least(len(groups) + 1) * padded > self.prefill_tokens:
                 break
             groups.append(queue.popleft())
             longest = max(longest, length)
-        bucket = _bucket(longest, self.slot_length)
-        P = _pow2(len(groups))
-        while P * bucket > self.prefill_tokens:  # a power of two over the count may not fit: split the batch
+        padded = bucket(longest, cap=self.slot_length)
+        P = pow2_at_least(len(groups))
+        while P * padded > self.prefill_tokens:  # a power of two over the count may not fit: split the batch
             queue.appendleft(groups.pop())
-            P = _pow2(len(groups))
-        tokens = np.full((P, bucket), self.pad_id, np.int32)
+            P = pow2_at_least(len(groups))
+        tokens = np.full((P, padded), self.pad_id, np.int32)
         lengths = np.ones(P, np.int32)
         for i, group in enumerate(groups):
             prefix = group[0].prompt + group[0].tokens
@@ -287,7 +377,7 @@ class Engine:
         self.stats.prefills += 1
         self.stats.prefilled_tokens += int(lengths[:len(groups)].sum())
         pre_bytes = sum(x.nbytes for x in jax.tree.leaves(cache))
-        self.peak_cache_bytes = max(self.peak_cache_bytes, self.cache_bytes + pre_bytes)
+        self.peak_cache_bytes = max(self.peak_cache_bytes, self.cache_bytes_for(self._active) + pre_bytes)
         return cache, logits, [(row, i) for i, group in enumerate(groups) for row in group]
 
     def run(self, model: Transformer, rows: Sequence[Row], key: jax.Array, *, stop_ids: Sequence[int] = (),
@@ -297,6 +387,7 @@ class Engine:
         Rows are updated in place (tokens, logprobs, versions = `version`, finished, done) and returned;
         rows left not done were interrupted and can be passed to a later run (under the same or new
         parameters). A row without its own `key` draws from fold_in(key, row_id); the run sets it.
+        The slot cache is released when the run returns.
         """
         for row in rows:
             if not 1 <= row.max_new_tokens <= self.max_new_tokens:
@@ -306,16 +397,24 @@ class Engine:
                 raise ValueError(f"row {row.row_id}: a prompt of {len(row.prompt)} tokens does not fit the "
                                  f"engine's slots of {self.slot_length} tokens")
             row.done = row.done or len(row.tokens) >= row.max_new_tokens
+        try:
+            self._decode(model, rows, key, stop_ids, should_stop, version)
+        finally:
+            self.release()
+        return list(rows)
+
+    def _decode(self, model: Transformer, rows: Sequence[Row], key: jax.Array, stop_ids: Sequence[int],
+                should_stop: Callable[[], bool] | None, version: int) -> None:
         graphdef, params = nnx.split(model)
         if self.mesh is not None:
             params = jax.device_put(params, sharding.state_shardings(params, self.mesh, fsdp=False))
         todo = [r for r in rows if not r.done]
+        if not todo:
+            return
         for row in todo:
             if row.key is None:
                 row.key = np.asarray(jax.random.key_data(jax.random.fold_in(key, row.row_id)))
-        wanted = min(self.slots, _pow2(len(todo)))  # no more slots than rows (compiled sizes: powers of two)
-        if todo and self._active != wanted:
-            self._allocate(wanted)
+        self._allocate(self.slots_for_rows(len(todo)))
         stops = jnp.asarray(list(stop_ids) or [-1], jnp.int32)
         stop_set = set(stop_ids)
         queue = collections.deque(_prefix_groups(todo))
@@ -341,7 +440,7 @@ class Engine:
                                                               jnp.int32(self.pad_id), jnp.int32(min_free),
                                                               steps=self.segment_steps, mesh=self.mesh)
             tokens, logprobs = np.asarray(tokens), np.asarray(logprobs)
-            live, steps = np.asarray(self._state["live"]), np.asarray(self._state["step"])
+            live, steps = np.asarray(self._state.live), np.asarray(self._state.step)
             self.stats.segments += 1
             self.stats.decode_steps += int(n)
             self.stats.slot_steps += int(n) * self._active
@@ -357,33 +456,34 @@ class Engine:
                     del occupant[slot]
                     free.append(slot)
             if should_stop is not None and should_stop():
-                break
+                break  # rows still in slots were interrupted: their tokens stay with the Row
             if self.shrink and not queue and not pending and 0 < len(occupant) <= self._active // 2:
                 queue.extend([row] for row in occupant.values())  # resumed rows: re-prefilled from their tokens
                 occupant.clear()
-                self._allocate(_pow2(len(queue)))
+                self._allocate(pow2_at_least(len(queue)))
                 free = list(range(self._active))
-        self._retire(occupant)
-        return list(rows)
 
     def _insert_rows(self, pre, take, free, occupant, stops, stop_set, version: int) -> None:
         """Start rows `take` [(row, prefill index)] in the first free slots."""
         cache, logits = pre
         S = self._active
         dst, src = np.full(S, S, np.int32), np.zeros(S, np.int32)
-        offset, step, limit = np.zeros(S, np.int32), np.zeros(S, np.int32), np.ones(S, np.int32)
-        temperature, top_p, top_k = np.ones(S, np.float32), np.ones(S, np.float32), np.full(S, -1, np.int32)
-        keys = np.zeros((S, *take[0][0].key.shape), np.uint32)
+        values = {f: np.full(S, EMPTY_ROW.get(f, 0), ROW_DTYPES[f]) for f in ("offset", "step", "temperature",
+                                                                             "top_p", "top_k")}
+        values["limit"] = np.ones(S, np.int32)
+        values["keys"] = np.zeros((S, *take[0][0].key.shape), np.uint32)
         for i, (row, source) in enumerate(take):
             dst[i], src[i] = free[i], source
-            offset[i], step[i], limit[i] = len(row.prompt), len(row.tokens), row.max_new_tokens
-            temperature[i], top_p[i], top_k[i], keys[i] = row.temperature, row.top_p, row.top_k, row.key
+            for f, value in (("offset", len(row.prompt)), ("step", len(row.tokens)), ("limit", row.max_new_tokens),
+                             ("temperature", row.temperature), ("top_p", row.top_p), ("top_k", row.top_k),
+                             ("keys", row.key)):
+                values[f][i] = value
         place = functools.partial(_place, mesh=self.mesh)
-        rows = {"offset": place(offset), "step": place(step), "limit": place(limit), "keys": place(keys),
-                "temperature": place(temperature), "top_p": place(top_p), "top_k": place(top_k)}
-        token, logprob, done = _first_tokens(place(jnp.take(logits, src, axis=0)), rows["keys"], rows["step"],
-                                             rows["limit"], rows["temperature"], rows["top_p"], rows["top_k"], stops)
-        rows.update(token=token, step=rows["step"] + 1, live=~done)
+        values = {f: place(v) for f, v in values.items()}
+        token, logprob, done = _first_tokens(place(jnp.take(logits, src, axis=0)), values["keys"], values["step"],
+                                             values["limit"], values["temperature"], values["top_p"],
+                                             values["top_k"], stops)
+        rows = SlotState(cache=None, token=token, live=~done, **{**values, "step": values["step"] + 1})
         self._state = _insert(self._state, cache, place(dst), place(src), rows, mesh=self.mesh)
         token, logprob, done = np.asarray(token), np.asarray(logprob), np.asarray(done)
         used = free[:len(take)]
@@ -398,12 +498,6 @@ class Engine:
                 free.append(used[i])
             else:
                 occupant[used[i]] = row
-
-    def _retire(self, occupant: dict[int, Row]) -> None:
-        """Interrupted rows leave their slots (their tokens stay with the Row; resuming re-prefills them)."""
-        if occupant:
-            live = np.zeros(self._active, bool)
-            self._state = {**self._state, "live": _place(live, self.mesh)}
 
     def generate(self, model: Transformer, prompts: Sequence[Sequence[int]], *, n_per_prompt: int = 1,
                  max_new_tokens=None, temperature=1.0, top_p=1.0, top_k=-1, stop_ids: Sequence[int] = (),
@@ -458,12 +552,3 @@ def _row_values(value, n_prompts: int, group: int, dtype) -> np.ndarray:
     if value.shape == (n_prompts * group,) and group > 1:
         return value
     return _per_row(value, n_prompts, group, dtype)
-
-
-def _pow2(n: int) -> int:
-    return 1 << max(0, n - 1).bit_length()
-
-
-def _bucket(length: int, cap: int) -> int:
-    """Prefill length: a power of two (at least 16), at most the slot length."""
-    return min(cap, max(16, _pow2(length)))

@@ -6,13 +6,15 @@ runs the whole decode loop on device (`lax.while_loop`, exits once every row sto
 Parameters, temperature, top-p and top-k are traced arguments, so new weights or new
 sampling settings never recompile. Logprobs are log softmax(logits / temperature) of the
 full vocabulary at the sampled token, the quantity `model.token_logprobs` computes.
+For the planner: `chunk_prompts` (the chunk size a budget gives), `cache_struct` and `chunk_call` (the
+jitted chunk with abstract arguments, to lower or export).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Sequence
+from typing import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -21,7 +23,8 @@ from flax import nnx
 from jax.sharding import Mesh
 
 from rlve_jax.runtime import sharding
-from rlve_jax.models.model import Transformer
+from rlve_jax.runtime.shapes import bucket, pow2_at_least, pow2_at_most
+from rlve_jax.models.model import LayerCache, ModelConfig, Transformer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,7 +47,51 @@ def prompt_bucket(length: int, buckets: Sequence[int] | None = None, minimum: in
         if not fits:
             raise ValueError(f"prompt of {length} tokens exceeds the largest bucket {max(buckets)}")
         return fits[0]
-    return max(minimum, 1 << (length - 1).bit_length())
+    return bucket(length, minimum)
+
+
+def kv_bytes_per_token(cfg: ModelConfig) -> int:
+    """Bytes of KV cache one token holds across all layers (keys and values, compute dtype)."""
+    return cfg.num_layers * 2 * cfg.num_kv_heads * cfg.head_dim * jnp.dtype(cfg.compute_dtype).itemsize
+
+
+def chunk_prompts(n_prompts: int, group: int, prompt_length: int, max_new_tokens: int,
+                  cache_budget_tokens: int | None = None) -> int:
+    """Prompts per chunk, a power of two: room for all n_prompts, or as many as cache_budget_tokens holds of
+    rows x (prompt_length + max_new_tokens) cached tokens (at least one)."""
+    if cache_budget_tokens is None:
+        return pow2_at_least(n_prompts)
+    limit = max(1, cache_budget_tokens // (group * (prompt_length + max_new_tokens)))
+    return min(pow2_at_least(min(limit, n_prompts)), pow2_at_most(limit))
+
+
+def cache_struct(cfg: ModelConfig, rows: int, length: int, mesh: Mesh | None):
+    """The KV cache a chunk of `rows` rows of `length` positions holds, as abstract arrays placed as the
+    chunk places it (LayerCache per layer, or one stacked)."""
+    shape = (rows, length, cfg.num_kv_heads, cfg.head_dim)
+    if cfg.scan_layers:
+        shape = (cfg.num_layers, *shape)
+    placed = None if mesh is None else sharding.cache_sharding(mesh, shape)
+    layer = lambda: jax.ShapeDtypeStruct(shape, jnp.dtype(cfg.compute_dtype), sharding=placed)  # noqa: E731
+    return LayerCache(layer(), layer()) if cfg.scan_layers else [LayerCache(layer(), layer())
+                                                                  for _ in range(cfg.num_layers)]
+
+
+def chunk_call(graphdef, params, *, prompts: int, prompt_length: int, group: int, max_new_tokens: int,
+               mesh: Mesh | None = None, n_stop_ids: int = 1) -> tuple[Callable, tuple, dict]:
+    """(jitted chunk, its abstract arguments, keywords) for a chunk of `prompts` prompts: params may be
+    abstract; `fn.lower(*args, **kwargs)` or jax.export of it."""
+    def struct(shape, dtype):
+        placed = None if mesh is None else sharding.batch_sharding(mesh, shape)
+        return jax.ShapeDtypeStruct(shape, jnp.dtype(dtype), sharding=placed)
+
+    R = prompts * group
+    key_width = jax.random.key_data(jax.random.key(0)).shape[-1]
+    args = (graphdef, params, struct((prompts, prompt_length), jnp.int32), struct((prompts,), jnp.int32),
+            struct((prompts,), jnp.bool_), struct((R, key_width), jnp.uint32), struct((R,), jnp.float32),
+            struct((R,), jnp.float32), struct((R,), jnp.int32), struct((R,), jnp.int32),
+            jax.ShapeDtypeStruct((n_stop_ids,), jnp.int32), jax.ShapeDtypeStruct((), jnp.int32))
+    return _generate_chunk, args, dict(group=group, max_new_tokens=max_new_tokens, mesh=mesh)
 
 
 def _per_row(value, n_prompts: int, group: int, dtype) -> np.ndarray:
@@ -211,10 +258,7 @@ def generate(model: Transformer, prompts: Sequence[Sequence[int]], *, n_per_prom
         raise ValueError("need at least one prompt, and no empty prompt")
     n, G, M = len(prompts), n_per_prompt, max_new_tokens
     Lp = prompt_bucket(max(len(p) for p in prompts), prompt_buckets)
-    limit = n if cache_budget_tokens is None else max(1, cache_budget_tokens // (G * (Lp + M)))
-    per_chunk = 1 << (min(limit, n) - 1).bit_length()  # prompts per chunk: a power of two
-    if cache_budget_tokens is not None and per_chunk > limit:
-        per_chunk >>= 1
+    per_chunk = chunk_prompts(n, G, Lp, M, cache_budget_tokens)
     cfg = model.config
     graphdef, state = nnx.split(model)
     if mesh is not None:
@@ -261,8 +305,7 @@ def generate(model: Transformer, prompts: Sequence[Sequence[int]], *, n_per_prom
         out_logprobs[rows] = np.asarray(logprobs)[:keep]
         out_lengths[rows] = np.asarray(lengths_out)[:keep]
         out_finished[rows] = np.asarray(finished)[:keep]
-    itemsize = jnp.dtype(cfg.compute_dtype).itemsize
-    peak = per_chunk * G * (Lp + M) * cfg.num_layers * 2 * cfg.num_kv_heads * cfg.head_dim * itemsize
+    peak = per_chunk * G * (Lp + M) * kv_bytes_per_token(cfg)
     return SampleOutput(
         prompt_index=np.repeat(np.arange(n, dtype=np.int32), G), tokens=out_tokens, logprobs=out_logprobs,
         lengths=out_lengths, finished=out_finished, truncated=~out_finished & (out_lengths == limits),

@@ -83,4 +83,4 @@ def _pallas_gpu(q, k, v, kv_lengths, block, interpret):
                             interpret=interpret, debug=False, return_residuals=False, normalize_output=True)
     lengths = jnp.broadcast_to(kv_lengths[:, None], (B, K)).astype(jnp.int32)
     out = jax.vmap(jax.vmap(lambda q, k, v, n: one(q, k, v, None, n)))(q.reshape(B, K, N // K, H), k, v, lengths)
-    return out.reshape(B, N, H)
+    return out.reshape(B, N, H).astype(q.dtype)  # the kernel returns f32 (a bf16 model's layer scan needs bf16)

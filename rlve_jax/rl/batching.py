@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from rlve_jax.models import model as model_lib
+from rlve_jax.runtime.shapes import bucket, pow2_at_least
 
 
 class SequenceBatch(NamedTuple):
@@ -22,11 +23,6 @@ class SequenceBatch(NamedTuple):
     loss_mask: np.ndarray  # [B, T] float32, 1 on the response tokens that count
     sampler_logprobs: np.ndarray  # [B, T] float32, at the response tokens
     advantages: np.ndarray  # [B] float32
-
-
-def bucket(length: int, minimum: int = 16) -> int:
-    """Round a length up to a power of two so shapes (and compilations) stay few."""
-    return max(minimum, 1 << max(0, length - 1).bit_length())
 
 
 def fine_bucket(length: int, steps_per_octave: int = 8, minimum: int = 16) -> int:
@@ -71,10 +67,7 @@ def token_budget_micro_batches(lengths: Sequence[int], max_tokens: int, row_mult
                              f"(one per data-parallel device) of {length} tokens; raise it to at least "
                              f"{row_multiple * length}")
         take = order[start:start + capacity]
-        rows = row_multiple
-        while rows < len(take):
-            rows *= 2
-        rows = min(rows, capacity)
+        rows = min(row_multiple * pow2_at_least(-(-len(take) // row_multiple)), capacity)
         batches.append(MicroBatch(np.concatenate([take, np.full(rows - len(take), -1, np.int64)]), length))
         start += len(take)
     return batches
