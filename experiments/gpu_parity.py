@@ -19,8 +19,7 @@ import numpy as np
 
 sys.path.insert(0, __file__.rsplit("/experiments/", 1)[0])
 
-from rlve_jax.models import attention
-from rlve_jax.models import decode_attention  # noqa: E402
+from rlve_jax.models import attention, decode_attention  # noqa: E402
 
 
 def max_diff(a, b) -> float:

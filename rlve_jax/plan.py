@@ -33,6 +33,7 @@ from typing import Any, Callable
 import jax
 import jax.numpy as jnp
 import ml_collections
+import numpy as np
 import optax
 from flax import nnx
 from jax.sharding import NamedSharding
@@ -167,15 +168,18 @@ def _batch_struct(rows: int, length: int, batch: NamedSharding) -> SequenceBatch
                          s((rows, length), jnp.float32), s((rows, length), jnp.float32), s((rows,), jnp.float32))
 
 
-def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = None, title: str = "") -> Plan:
-    """Compile the config's train step and generation abstractly on this backend's devices (no weights)."""
+def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = None, title: str = "",
+         devices: list | None = None) -> Plan:
+    """Compile the config's train step and generation abstractly on this backend's devices, or on `devices`
+    (tpu_topology's: a TPU slice compiled for from this host), with no weights."""
     notes = []
     if model_config is None:
         model_config, source = model_config_for(config)
         notes.append(f"model shape: {source}")
     cfg = model_config
-    mesh = sharding.make_mesh(config.mesh.data, config.mesh.fsdp, config.mesh.tensor)
-    sampler_mesh = sharding.sampler_mesh(mesh, config.mesh.sampler_tensor or config.mesh.tensor)
+    mesh = sharding.make_mesh(config.mesh.data, config.mesh.fsdp, config.mesh.tensor, devices=devices)
+    tensor = config.mesh.sampler_tensor or config.mesh.tensor
+    sampler_mesh = sharding.sampler_mesh(mesh, tensor) if devices is None else first_host_mesh(mesh, tensor)
     device = mesh.devices.flat[0]
     notes.append(f"{mesh.size} x {device.platform} ({device.device_kind}) devices, mesh {dict(mesh.shape)}, "
                  f"{cfg.param_dtype} weights, attention {attention.resolve(cfg.attention_impl)}, "
@@ -196,7 +200,7 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
     sizes: dict[str, int] = {}
     for phase, settings in generation_phases(config, mesh, sampler_mesh).items():
         parts += generation_parts(config, cfg, sampler_mesh, phase, settings, in_use, sizes)
-    return Plan(title or "memory plan", notes, parts, device_limit(config), sizes)
+    return Plan(title or "memory plan", notes, parts, device_limit(config, device), sizes)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -500,6 +504,8 @@ def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, graphdef, 
 def process_baseline(mesh) -> tuple[int, str]:
     """What the process holds per device before the run allocates: a device's bytes in use now (where the
     backend reports memory_stats); on CPU the process's resident memory now, shared by its CPU devices."""
+    if mesh.devices.flat[0] not in jax.devices():
+        return 0, "compiled for a topology from this host: no process there to measure"
     stats = [d.memory_stats() or {} for d in mesh.devices.flat if d.process_index == jax.process_index()]
     if stats and all("bytes_in_use" in s for s in stats):
         return max(int(s["bytes_in_use"]) for s in stats), "bytes in use on the device now (memory_stats)"
@@ -518,14 +524,39 @@ def _count(tree) -> int:
     return sum(math.prod(x.shape) for x in jax.tree.leaves(tree))
 
 
-def device_limit(config: ml_collections.ConfigDict) -> float | None:
+def device_limit(config: ml_collections.ConfigDict, device=None) -> float | None:
     """Bytes one device may use: mesh.device_memory_gb, capped by the allocator's own limit where the
     backend reports it (a GPU's XLA allocator takes 75% of its memory unless XLA_PYTHON_CLIENT_MEM_FRACTION
-    says more)."""
-    stats = jax.local_devices()[0].memory_stats() or {}
+    says more), or a TPU topology's HBM per chip."""
+    device = device or jax.local_devices()[0]
+    stats = (device.memory_stats() or {}) if device in jax.devices() else {}
     limits = [config.mesh.device_memory_gb * GB] if config.mesh.device_memory_gb else []
     limits += [float(stats["bytes_limit"])] if "bytes_limit" in stats else []
+    limits += [TPU_HBM_BYTES[device.device_kind]] if device.device_kind in TPU_HBM_BYTES else []
     return min(limits, default=None)
+
+
+TPU_HBM_BYTES = {"TPU v4": 32e9, "TPU v5 lite": 16e9, "TPU v5": 95e9, "TPU v6 lite": 32e9}  # per chip (v5: v5p)
+
+
+def tpu_topology(name: str) -> list:
+    """The devices of a named TPU slice (e.g. "v5e:4x4", "v5p:2x2x2"), compiled for from this host:
+    libtpu's compiler, no TPU needed (MaxText's train_compile.py pattern)."""
+    from jax.experimental import topologies
+
+    if importlib.util.find_spec("libtpu") is None:
+        raise ValueError("--topology needs libtpu (pip install 'rlve_jax[tpu]' or the test extra)")
+    return list(topologies.get_topology_desc(topology_name=name, platform="tpu").devices)
+
+
+def first_host_mesh(mesh, tensor: int):
+    """One host's sampler mesh on a topology's devices (process 0's chips), as sharding.sampler_mesh makes
+    it on that host."""
+    own = [d for d in mesh.devices.flat if d.process_index == mesh.devices.flat[0].process_index]
+    if len(own) % tensor:
+        raise ValueError(f"mesh.sampler_tensor={tensor} must divide the {len(own)} chips of each host")
+    return jax.sharding.Mesh(np.array(own).reshape(1, -1, tensor), sharding.AXES,
+                             axis_types=(jax.sharding.AxisType.Auto,) * 3)
 
 
 def check(config: ml_collections.ConfigDict, model_config: ModelConfig | None = None) -> Plan | None:
@@ -569,11 +600,16 @@ def main(argv: list[str]) -> None:
     config = flags.FLAGS["config"].value
     if config is None:
         raise SystemExit("pass --config=configs/<name>.py (e.g. --config=configs/mesh/gpu8.py:c256)")
+    topology = flags.FLAGS["topology"].value
+    if topology:
+        os.environ["JAX_PLATFORMS"] = "cpu"  # this host runs nothing: libtpu only compiles for the slice
     _force_cpu_devices(config)
     try:
         validate(config)
+        where = f" compiled for TPU slice {topology}" if topology else ""
         result = plan(config, title=f"memory plan per device: {flags.FLAGS['config'].config_filename}, "
-                                    f"{config.rollout.max_response_tokens:,} response tokens")
+                                    f"{config.rollout.max_response_tokens:,} response tokens{where}",
+                      devices=tpu_topology(topology) if topology else None)
     except Exception as error:  # noqa: BLE001  (input errors become one line, others re-raise)
         exit_on_input_error(error, VERBOSE.value)
         raise
@@ -587,6 +623,9 @@ def main(argv: list[str]) -> None:
 if __name__ == "__main__":
     from absl import app
 
+    from absl import flags
+
     from rlve_jax.cli import parse_flags  # also defines --config (and --workdir, unused here)
 
+    flags.DEFINE_string("topology", None, "compile for a TPU slice from this host (libtpu), e.g. v5e:4x4, v5p:2x2x2")
     app.run(main, flags_parser=parse_flags)

@@ -2,6 +2,7 @@
 
 import os
 
+os.environ.setdefault("JAX_PLATFORMS", "cpu")  # libtpu (test extra: TPU compiles) must not probe for a TPU
 _FLAG = "--xla_force_host_platform_device_count=8"
 if _FLAG not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_FLAG}".strip()
