@@ -459,7 +459,7 @@ def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, graphdef, 
     the engine takes from free memory: the device limit less its margin, what is in use and the sampler's
     parameter copy), the slots a call of the phase's rows allocates, its largest prefill batch and its
     decode segment, both its own jitted functions compiled."""
-    r, limit = config.rollout, device_limit(config)
+    r, limit = config.rollout, device_limit(config, sampler_mesh.devices.flat[0])
     slot_len = engine.slot_length(gen.max_prompt_tokens, gen.max_new_tokens)
     devices = sampler_mesh.devices.size
     budget, source = r.cache_budget_tokens or None, f"rollout.cache_budget_tokens={r.cache_budget_tokens}"

@@ -124,6 +124,24 @@ def test_new_settings_and_new_params_do_not_recompile(models):
     assert (engine._segment._cache_size(), engine._first_tokens._cache_size()) == compiled
 
 
+def test_compiled_shapes_stay_within_the_engines_bound():
+    """Runs of 2 to 10 rows with ragged limits and tail shrinking compile no more shapes than the bound (a
+    model no other test uses, so every shape it needs is compiled here)."""
+    from rlve_jax.models.model import Transformer
+
+    model = Transformer(ModelConfig.preset("micro"), rngs=nnx.Rngs(3))
+    eng = make_engine(model, shrink=True)
+    functions = {name: getattr(engine, name) for name in eng.compiled_shapes_bound()}
+    before = {name: f._cache_size() for name, f in functions.items()}
+    for n, limit in ((1, 3), (3, M), (5, 7)):
+        eng.generate(model, PROMPTS[:n], n_per_prompt=G, max_new_tokens=limit, rng=n)
+    compiled = {name: f._cache_size() - before[name] for name, f in functions.items()}
+    bound = eng.compiled_shapes_bound()
+    print(f"compiled {compiled}, bound {bound}")
+    assert all(compiled[name] <= bound[name] for name in bound) and compiled["_segment"] >= 2
+    assert bound == {"_segment": 3, "_first_tokens": 3, "_prefill": 2 * 2, "_insert": 3 * 2 * 2}
+
+
 def test_the_engine_holds_no_more_cache_than_its_budget(models):
     model = models["qwen3"]
     eng = make_engine(model)

@@ -302,6 +302,16 @@ class Engine:
         groups = -(-self.slots_for_rows(rows) // group)
         return max(1, min(pow2_at_most(max(1, self.prefill_tokens // length)), pow2_at_least(groups))), length
 
+    def compiled_shapes_bound(self) -> dict[str, int]:
+        """The most shapes each jitted function compiles over any runs: slot counts are powers of two up to
+        `slots` (and `slots`), a prefill batch is a power of two of prefixes within prefill_tokens, each of
+        a bucketed length up to the slot length; an insert pairs a slot count with a prefill batch."""
+        slot_counts = len({min(self.slots, 1 << i) for i in range(self.slots.bit_length() + 1)})
+        lengths = len({bucket(1 << i, cap=self.slot_length) for i in range(self.slot_length.bit_length() + 1)})
+        batches = max(1, self.prefill_tokens // 16).bit_length()  # 1, 2, 4, ... prefixes of >= 16 tokens
+        return {"_segment": slot_counts, "_first_tokens": slot_counts, "_prefill": batches * lengths,
+                "_insert": slot_counts * batches * lengths}
+
     def _row_struct(self, shape: tuple[int, ...], dtype) -> jax.ShapeDtypeStruct:
         placed = None if self.mesh is None else sharding.batch_sharding(self.mesh, shape)
         return jax.ShapeDtypeStruct(shape, jnp.dtype(dtype), sharding=placed)
