@@ -157,6 +157,17 @@ def per_device_bytes(tree) -> int:
     return max(totals.values(), default=0)
 
 
+def _compile(lowered, what: str):
+    """lowered.compile(); a compiler that runs out of device memory (a TPU compile) raises MemoryError with
+    its one-line reason."""
+    try:
+        return lowered.compile()
+    except jax.errors.JaxRuntimeError as error:
+        if "RESOURCE_EXHAUSTED" not in str(error):
+            raise
+        raise MemoryError(f"{what} does not compile: {' '.join(str(error).split())}") from None
+
+
 def _temp(compiled) -> int:
     stats = compiled.memory_analysis()
     return int(stats.temp_size_in_bytes) if stats is not None else 0
@@ -298,7 +309,7 @@ def train_step(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> Tra
                                                             transform_non_params=lambda _: replicated))
     loss_config = losses.loss_config(config.loss, config.rollout.max_response_tokens)
     micro_loss = make_micro_loss(graphdef, rest, loss_config, config.rollout.temperature,
-                                 logits_tokens(config, cfg))
+                                 logits_tokens(config.train, cfg))
     acc_shardings = accumulator_shardings(micro_loss, params, mesh)
     acc = _abstract(jax.eval_shape(lambda: zero_accumulator(micro_loss, params)), acc_shardings)
     rows, length = largest_micro_batch(config, data_parallel)
@@ -316,8 +327,8 @@ def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> li
     """Parameters, optimizer state, the gradient accumulation of the largest micro-batch, the update."""
     step = train_step(config, cfg, mesh)
     with mesh_context(mesh):
-        accumulate = step.accumulate.lower(step.params, step.acc, step.micro).compile()
-    apply = step.apply.lower(step.params, step.opt_state, step.acc).compile()
+        accumulate = _compile(step.accumulate.lower(step.params, step.acc, step.micro), "the train step")
+    apply = _compile(step.apply.lower(step.params, step.opt_state, step.acc), "the optimizer update")
     return [
         ("resident", "parameters (training, sharded)", per_device_bytes(step.params),
          f"{_count(step.params) / 1e6:,.0f}M params"),
@@ -326,105 +337,6 @@ def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> li
         ("train", "activations + temporaries", max(_temp(accumulate), _temp(apply)), f"compiled; {step.detail}"),
         ("train", "batch (staging + micro-batch)", per_device_bytes(step.staging) + per_device_bytes(step.micro),
          f"{step.staging.tokens.shape[0]} staged rows"),
-    ]
-
-
-@dataclasses.dataclass(frozen=True)
-class Generation:
-    """One generation phase's shapes: rows per call on one process, in groups sharing a prompt."""
-
-    rows: int
-    group: int
-    max_prompt_tokens: int
-    max_new_tokens: int
-    detail: str
-
-
-def generation_phases(config: ml_collections.ConfigDict, mesh, sampler_mesh) -> dict[str, Generation]:
-    """The rollout (training) and the evaluation (in training when eval.every > 0, or mode "eval"), each
-    as its largest call: a round's prompts on one process, or eval.batch_prompts of the eval's samples."""
-    r, e = config.rollout, config.eval
-    prompt_tokens = r.max_prompt_tokens or 2048
-    phases = {}
-    if config.mode != "eval":
-        processes = max(1, mesh.devices.size // sampler_mesh.devices.size)
-        prompts = -(-r.oversample_prompts // processes)
-        phases["rollout"] = Generation(prompts * r.samples_per_prompt, r.samples_per_prompt, prompt_tokens,
-                                       r.max_response_tokens, f"{prompts} prompts x {r.samples_per_prompt}")
-    if config.mode == "eval" or e.every > 0:
-        samples = eval_samples(config)
-        phases["eval"] = Generation(e.batch_prompts * samples, samples, prompt_tokens,
-                                    e.max_response_tokens or r.max_response_tokens,
-                                    f"eval.batch_prompts={e.batch_prompts} x {samples} samples")
-    return phases
-
-
-def eval_samples(config: ml_collections.ConfigDict) -> int:
-    """Responses per problem of the eval suite (eval.samples, else the suite's: the largest benchmark k)."""
-    if config.eval.samples:
-        return config.eval.samples
-    if config.eval.suite == "heldout":
-        return 1
-    if config.eval.suite == "code":
-        from rlve_jax.evaluation.code_eval import SAMPLES
-
-        return SAMPLES
-    from rlve_jax.evaluation.evaluate import BENCHMARKS
-
-    names = [n.strip() for n in config.eval.benchmarks.split(",") if n.strip() in BENCHMARKS]
-    return max((BENCHMARKS[n][1] for n in names), default=1)
-
-
-def generation_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, sampler_mesh, phase: str,
-                     gen: Generation, in_use: int, sizes: dict[str, int]) -> list[tuple[str, str, int, str]]:
-    """One generation phase: the sampler's parameter copy, then the configured engine's parts."""
-    graphdef, shapes, _ = _abstract_model(cfg)
-    sampler_params = _abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
-    copy = per_device_bytes(sampler_params)
-    parts = [(phase, "sampler parameters (full copy)", copy, "fsdp gathered, for one collection")]
-    if config.rollout.engine == "continuous":
-        return parts + engine_parts(config, cfg, graphdef, sampler_params, sampler_mesh, phase, gen,
-                                    in_use + copy, sizes)
-    return parts + static_parts(config, cfg, graphdef, sampler_params, sampler_mesh, phase, gen, sizes)
-
-
-def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> list[tuple[str, str, int, str]]:
-    """Parameters, optimizer state, the gradient accumulation of the largest micro-batch, the update."""
-    from rlve_jax.rl.train_step import (accumulator_shardings, learning_rate, logits_tokens, make_accumulate,
-                                  make_apply, make_micro_loss, make_optimizer, zero_accumulator)
-
-    data_parallel = mesh.shape["data"] * mesh.shape["fsdp"]
-    replicated = NamedSharding(mesh, P())
-    graphdef, shapes, rest = _abstract_model(cfg)
-    params = _abstract(shapes, sharding.state_shardings(shapes, mesh))
-    tx = make_optimizer(config.optim)
-    opt_shapes = jax.eval_shape(tx.init, params)
-    opt_state = _abstract(opt_shapes, optax.tree_map_params(tx, lambda _, p: p.sharding, opt_shapes, params,
-                                                            transform_non_params=lambda _: replicated))
-    loss_config = losses.loss_config(config.loss, config.rollout.max_response_tokens)
-    micro_loss = make_micro_loss(graphdef, rest, loss_config, config.rollout.temperature,
-                                 logits_tokens(config.train, cfg))
-    acc_shardings = accumulator_shardings(micro_loss, params, mesh)
-    acc = _abstract(jax.eval_shape(lambda: zero_accumulator(micro_loss, params)), acc_shardings)
-    rows, length = largest_micro_batch(config, data_parallel)
-    micro = _batch_struct(rows, length, NamedSharding(mesh, P(sharding.BATCH)))
-    with jax.set_mesh(mesh):
-        accumulate = make_accumulate(micro_loss, acc_shardings).lower(params, acc, micro).compile()
-    apply = make_apply(tx, params, opt_state, mesh, learning_rate(config.optim)).lower(params, opt_state,
-                                                                                       acc).compile()
-    staged = -(-(config.rollout.prompts_per_step * config.rollout.samples_per_prompt + 1) // data_parallel)
-    staging = _batch_struct(staged * data_parallel, length, NamedSharding(mesh, P(sharding.BATCH)))
-    mode = (f"token budget {config.train.max_tokens_per_micro_batch}" if config.train.max_tokens_per_micro_batch
-            else f"micro_batch_size {config.train.micro_batch_size}")
-    return [
-        ("resident", "parameters (training, sharded)", per_device_bytes(params),
-         f"{_count(params) / 1e6:,.0f}M params"),
-        ("resident", "optimizer state", per_device_bytes(opt_state), "AdamW moments"),
-        ("train", "gradients (f32 accumulator)", per_device_bytes(acc), ""),
-        ("train", "activations + temporaries", max(_temp(accumulate), _temp(apply)),
-         f"compiled; micro-batch {rows} x {length} tokens ({mode})"),
-        ("train", "batch (staging + micro-batch)", per_device_bytes(staging) + per_device_bytes(micro),
-         f"{staged * data_parallel} staged rows"),
     ]
 
 
@@ -440,7 +352,7 @@ def static_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, graphdef, 
     cache = per_device_bytes(sampler.cache_struct(cfg, rows, lp + gen.max_new_tokens, sampler_mesh))
     fn, args, kwargs = sampler.chunk_call(graphdef, sampler_params, prompts=prompts, prompt_length=lp,
                                           group=gen.group, max_new_tokens=gen.max_new_tokens, mesh=sampler_mesh)
-    stats = fn.lower(*args, **kwargs).compile().memory_analysis()
+    stats = _compile(fn.lower(*args, **kwargs), f"the static sampler's chunk ({phase})").memory_analysis()
     temp = int(stats.temp_size_in_bytes) if stats is not None else 0
     outputs = int(stats.output_size_in_bytes) if stats is not None else 0
     source = f"rollout.cache_budget_tokens={budget}" if budget else "cache_budget_tokens=0: one chunk of all prompts"
@@ -475,10 +387,10 @@ def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, graphdef, 
     slots = eng.slots_for_rows(gen.rows)
     state = eng.abstract_state(slots)
     fn, args, kwargs = eng.segment_call(graphdef, sampler_params, slots)
-    decode = fn.lower(*args, **kwargs).compile()
+    decode = _compile(fn.lower(*args, **kwargs), f"the engine's decode segment ({phase}, {slots} slots)")
     prefixes, length = eng.largest_prefill(gen.rows, gen.group)
     fn, args, kwargs = eng.prefill_call(graphdef, sampler_params, prefixes, length)
-    prefill = fn.lower(*args, **kwargs).compile()
+    prefill = _compile(fn.lower(*args, **kwargs), f"the engine's prefill ({phase}, {prefixes} x {length})")
     prefill_stats = prefill.memory_analysis()
     sizes.update({f"{phase} slots": slots, f"{phase} slot length": slot_len,
                   f"{phase} cache bytes": eng.cache_bytes_for(slots), f"{phase} budget tokens": eng.budget_tokens})
@@ -610,6 +522,9 @@ def main(argv: list[str]) -> None:
         result = plan(config, title=f"memory plan per device: {flags.FLAGS['config'].config_filename}, "
                                     f"{config.rollout.max_response_tokens:,} response tokens{where}",
                       devices=tpu_topology(topology) if topology else None)
+    except MemoryError as error:  # the compiler ran out of the device's memory (TPU compiles)
+        print(f"does not fit: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
     except Exception as error:  # noqa: BLE001  (input errors become one line, others re-raise)
         exit_on_input_error(error, VERBOSE.value)
         raise
