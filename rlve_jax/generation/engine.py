@@ -17,8 +17,9 @@ its prompt and tokens). Memory: the slot cache plus one prefill batch within the
 `Engine.peak_cache_bytes` measures it. Both are freed when `run` returns (`Engine.release`): between
 runs (the train step, evaluation) the engine holds no device memory. The engine describes its own shapes
 for the planner (rlve_jax/plan.py): `sizing` arithmetic, `abstract_state`, and `prefill_call` /
-`segment_call`, its jitted functions with abstract arguments to lower or export. On CPU, once nothing is left to insert and at most half the
-slots are live, the live rows move to a smaller slot set (a step there costs what its rows cost).
+`segment_call`, its jitted functions with abstract arguments to lower or export. On CPU, once nothing
+is left to insert and at most half the slots are live, the live rows move to a smaller slot set (a step
+there costs what its rows cost).
 Partial rollouts (rlve_jax/generation/rollout.py) stop a run early with `should_stop` and pass the unfinished
 rows to a later run: each Row carries its key, tokens, logprobs and the policy version of each token.
 """
@@ -268,7 +269,8 @@ class Engine:
         # move (re-prefilled) to a power-of-two smaller slot set. Worth it where a step's cost follows its
         # row count (CPU); on accelerators a decode step costs about the same with fewer rows.
         self.shrink = jax.default_backend() == "cpu" if shrink is None else shrink
-        self.max_prompt_tokens, self.max_new_tokens, self.segment_steps = max_prompt_tokens, max_new_tokens, segment_steps
+        self.max_prompt_tokens, self.max_new_tokens = max_prompt_tokens, max_new_tokens
+        self.segment_steps = segment_steps
         self.sizing = sizing(cfg, max_prompt_tokens=max_prompt_tokens, max_new_tokens=max_new_tokens,
                              budget_tokens=budget_tokens, mesh=mesh, reserve_bytes=reserve_bytes)
         self.slot_length, self.budget_tokens = self.sizing.slot_length, self.sizing.budget_tokens
