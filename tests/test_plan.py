@@ -172,3 +172,16 @@ def test_a_real_engine_run_matches_the_plan_and_leaves_only_the_resident_state(p
     # during the run: the slot cache and the sampler's copy (less the parameters already replicated) on top
     assert during == pytest.approx(resident + parts["KV cache"] + parts["sampler parameters (full copy)"], rel=0.05)
     assert after == pytest.approx(planned.resident, rel=0.05)  # the slot cache and the copy are gone
+
+
+def test_a_compiler_out_of_device_memory_is_a_one_line_memory_error():
+    """libtpu's compiler refuses a program larger than the chip's HBM (c256's engine segment on v5e:4x4:
+    104.83 GB of temporaries): the plan reports it as not fitting, in one line."""
+    class Lowered:
+        def compile(self):
+            raise jax.errors.JaxRuntimeError("RESOURCE_EXHAUSTED: Ran out of memory on HBM, the total memory\n"
+                                             "required for HLO temporaries (104.83G) exceeds available HBM (15.75G).")
+
+    with pytest.raises(MemoryError, match=r"^the decode segment does not compile: RESOURCE_EXHAUSTED") as error:
+        plan._compile(Lowered(), "the decode segment")
+    assert "\n" not in str(error.value)
