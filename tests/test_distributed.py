@@ -24,7 +24,7 @@ from rlve_jax.cli import flatten_keys
 from test_trainer import FAST, REPO
 
 
-@pytest.mark.parametrize("preset", sorted(p.stem for p in (CONFIGS / "mesh").glob("*.py")))
+@pytest.mark.parametrize("preset", sorted(p.stem for p in (CONFIGS / "mesh").glob("[!_]*.py")))
 def test_mesh_presets_set_only_known_keys(preset):
     config = load_config_file(CONFIGS / "mesh" / f"{preset}.py", "c16")
     assert set(flatten_keys(config)) == set(flatten_keys(base_config()))  # a misspelt key would be a new one
