@@ -42,7 +42,7 @@ from jax.sharding import PartitionSpec as P
 from rlve_jax.models import attention
 from rlve_jax.rl import losses
 from rlve_jax.generation import engine, sampler
-from rlve_jax.runtime import sharding
+from rlve_jax.runtime import distributed, sharding
 from rlve_jax.rl.batching import SequenceBatch, bucket, fine_bucket
 from rlve_jax.models.model import ModelConfig, Transformer
 
@@ -492,10 +492,9 @@ def _force_cpu_devices(config: ml_collections.ConfigDict) -> None:
     if config.xla_flags:
         os.environ["XLA_FLAGS"] = f"{config.xla_flags} {os.environ.get('XLA_FLAGS', '')}".strip()
     platforms = os.environ.get("JAX_PLATFORMS", "")
-    accelerators = any(importlib.util.find_spec(name) for name in ("jax_cuda12_plugin", "jax_cuda13_plugin", "libtpu"))
-    if platforms != "cpu" and (platforms or accelerators):
+    if platforms != "cpu" and (platforms or distributed.accelerator_present()):
         return
-    os.environ["JAX_PLATFORMS"] = "cpu"  # no probing for absent accelerators
+    jax.config.update("jax_platforms", "cpu")  # no probing for absent accelerators
     needed = math.prod(max(1, n) for n in (config.mesh.data, config.mesh.fsdp, config.mesh.tensor))
     flag = "--xla_force_host_platform_device_count"
     if needed > 1 and flag not in os.environ.get("XLA_FLAGS", ""):

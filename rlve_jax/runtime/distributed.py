@@ -7,7 +7,9 @@ a process's share of a list, exact all-gathers of small host arrays, a divergenc
 
 from __future__ import annotations
 
+import glob
 import hashlib
+import importlib.util
 import logging
 import os
 
@@ -19,8 +21,25 @@ from jax.experimental import multihost_utils
 log = logging.getLogger(__name__)
 
 
+def accelerator_present() -> bool:
+    """Whether this host has a GPU or TPU that JAX would use: the plugin installed AND its devices present
+    (libtpu installed only to compile for TPU slices, as the test extra does, is no TPU)."""
+    cuda = any(importlib.util.find_spec(name) for name in ("jax_cuda12_plugin", "jax_cuda13_plugin"))
+    tpu = importlib.util.find_spec("libtpu") is not None
+    tpu_devices = glob.glob("/dev/accel*") + glob.glob("/dev/vfio/[0-9]*")
+    return bool((cuda and os.path.exists("/dev/nvidiactl")) or (tpu and tpu_devices))
+
+
+def use_cpu_without_accelerators() -> None:
+    """Before the backend starts: the CPU backend alone where no accelerator is present, so that JAX does not
+    probe for absent ones (libtpu's probe prints errors and takes seconds). JAX_PLATFORMS, if set, wins."""
+    if not os.environ.get("JAX_PLATFORMS") and not accelerator_present():
+        jax.config.update("jax_platforms", "cpu")
+
+
 def initialize(config: ml_collections.ConfigDict) -> None:
     """XLA flags from the config, then `jax.distributed.initialize` unless the run is one process."""
+    use_cpu_without_accelerators()
     if config.xla_flags:  # the user's own XLA_FLAGS come last, so they win
         os.environ["XLA_FLAGS"] = f"{config.xla_flags} {os.environ.get('XLA_FLAGS', '')}".strip()
     d = config.distributed
