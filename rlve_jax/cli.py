@@ -25,10 +25,10 @@ def one_line(error: BaseException) -> str:
     return " ".join(str(text).split()) or type(error).__name__
 
 
-def exit_on_input_error(error: BaseException, verbose: bool) -> None:
+def exit_on_input_error(error: BaseException, verbose: bool, input_errors: tuple = INPUT_ERRORS) -> None:
     """An input error (and not --verbose): print it as one line on stderr and exit with status 2.
     Returns for any other error (the caller re-raises it)."""
-    if isinstance(error, INPUT_ERRORS) and not verbose:
+    if isinstance(error, input_errors) and not verbose:
         print(f"error: {one_line(error)}  (--verbose for the traceback)", file=sys.stderr)
         sys.exit(2)
 

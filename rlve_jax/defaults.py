@@ -153,6 +153,9 @@ def base_config() -> ml_collections.ConfigDict:
     c.distributed.process_id = -1  # this process's index; -1 = detected
     # Prepended to XLA_FLAGS before the backend starts (a user's XLA_FLAGS still win). GPU compiler
     # flags for FSDP on H100 nodes; the CPU and TPU compilers ignore them.
+    # JAX's persistent compilation cache: a directory where compiled programs are kept across runs (the engine's
+    # first call on the tiny shape: 209 s cold, 65 s warm on CPU); "" = off.
+    c.compilation_cache_dir = ""
     c.xla_flags = " ".join([
         "--xla_gpu_enable_latency_hiding_scheduler=true",  # overlap the fsdp collectives with compute
         "--xla_gpu_enable_pipelined_all_gather=true",  # scanned layers: gather layer i+1 during layer i
@@ -329,7 +332,7 @@ DOMAINS: dict[str, Domain] = {
     "mesh.sampler_tensor": integer(0), "mesh.device_memory_gb": number(0.0),
     "distributed.num_processes": integer(0), "distributed.coordinator_address": TEXT,
     "distributed.process_id": integer(-1),
-    "xla_flags": TEXT,
+    "xla_flags": TEXT, "compilation_cache_dir": TEXT,
     "checkpoint.every": integer(1), "checkpoint.keep": integer(1),
     "eval.every": integer(0), "eval.problems": integer(), "eval.temperature": number(0.0), "eval.top_p": PROBABILITY,
     "eval.max_response_tokens": integer(0), "eval.suite": choice("heldout", "benchmarks", "code"), "eval.benchmarks": TEXT,

@@ -10,36 +10,24 @@ one line ("error: ..."), exit status 2; --verbose keeps the traceback.
 from __future__ import annotations
 
 import logging
-import sys
 from pathlib import Path
 
 from absl import app, flags
 
+from rlve_jax.cli import CONFIG, INPUT_ERRORS, VERBOSE, WORKDIR, exit_on_input_error, parse_flags
 from rlve_jax.runtime import distributed
-from rlve_jax.cli import CONFIG, VERBOSE, WORKDIR, parse_flags
-
-# Errors that describe bad input (config values, paths, environment names, a run that lost too
-# many items): the message is the whole story, so it is printed alone.
-INPUT_ERRORS = (ValueError, KeyError, FileNotFoundError, NotADirectoryError, app.UsageError)
-
-
-def one_line(error: BaseException) -> str:
-    """The message of an input error on one line (KeyError's str() would quote it)."""
-    text = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
-    return " ".join(str(text).split()) or type(error).__name__
 
 
 def main(argv: list[str]) -> None:
-    """Run the job; input errors become one line on stderr and exit status 2 (unless --verbose)."""
+    """Run the job; input errors (and a run that lost too many pool items) become one line on stderr and exit
+    status 2, unless --verbose."""
     from rlve_jax.gym.pool import FailureBudgetExceeded
 
     try:
         run(argv)
-    except (*INPUT_ERRORS, FailureBudgetExceeded) as error:
-        if VERBOSE.value:
-            raise
-        print(f"error: {one_line(error)}  (--verbose for the traceback)", file=sys.stderr)
-        sys.exit(2)
+    except Exception as error:  # noqa: BLE001  (input errors become one line, others re-raise)
+        exit_on_input_error(error, VERBOSE.value, (*INPUT_ERRORS, FailureBudgetExceeded))
+        raise
 
 
 def run(argv: list[str]) -> None:

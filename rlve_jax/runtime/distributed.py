@@ -38,8 +38,11 @@ def use_cpu_without_accelerators() -> None:
 
 
 def initialize(config: ml_collections.ConfigDict) -> None:
-    """XLA flags from the config, then `jax.distributed.initialize` unless the run is one process."""
+    """The platform, the compilation cache and XLA flags from the config, then `jax.distributed.initialize`
+    unless the run is one process."""
     use_cpu_without_accelerators()
+    if config.compilation_cache_dir:
+        jax.config.update("jax_compilation_cache_dir", os.path.expanduser(config.compilation_cache_dir))
     if config.xla_flags:  # the user's own XLA_FLAGS come last, so they win
         os.environ["XLA_FLAGS"] = f"{config.xla_flags} {os.environ.get('XLA_FLAGS', '')}".strip()
     d = config.distributed
