@@ -11,7 +11,6 @@ from typing import Protocol, Sequence
 
 import jax
 import numpy as np
-from flax import nnx
 from jax.sharding import Mesh
 
 from rlve_jax.generation import engine as engine_lib
@@ -55,9 +54,8 @@ def make_generator(kind: str, policy: Policy, *, max_prompt_tokens: int | None, 
     if not max_prompt_tokens:
         raise ValueError("the continuous engine sizes its slots from the longest prompt: set "
                          "rollout.max_prompt_tokens (> 0)")
-    model_config = nnx.merge(policy.graphdef, policy.params, policy.rest).config
     param_bytes = sum(x.size * x.dtype.itemsize for x in jax.tree.leaves(policy.params))
-    return engine_lib.Engine(model_config, max_prompt_tokens=max_prompt_tokens, max_new_tokens=max_new_tokens,
+    return engine_lib.Engine(policy.model_config, max_prompt_tokens=max_prompt_tokens, max_new_tokens=max_new_tokens,
                              budget_tokens=cache_budget_tokens, mesh=mesh, pad_id=policy.tokenizer.pad_id,
                              segment_steps=segment_steps, reserve_bytes=param_bytes // mesh.shape["tensor"])
 

@@ -37,6 +37,7 @@ class Policy:
     prompt_format: PromptFormat
     mesh: Mesh
     sampler_mesh: Mesh
+    model_config: model_lib.ModelConfig  # the shape and numerics, without merging the model to read them
 
     def sampler_model(self) -> nnx.Module:
         """The model with this process's copy of the current parameters placed for the sampler."""
@@ -105,7 +106,7 @@ def build_policy(model_config: model_lib.ModelConfig, tokenizer: Tokenizer, prom
     else:
         model = sharding.shard_model(model_lib.Transformer(model_config, rngs=nnx.Rngs(seed)), train_mesh)
     graphdef, params, rest = nnx.split(model, nnx.Param, ...)
-    return Policy(graphdef, params, rest, tokenizer, prompt_format, train_mesh, sampler_mesh)
+    return Policy(graphdef, params, rest, tokenizer, prompt_format, train_mesh, sampler_mesh, model_config)
 
 
 def load_policy(config: ml_collections.ConfigDict, env_names: Sequence[str], workdir: Path) -> Policy:

@@ -16,7 +16,6 @@ from typing import Callable, NamedTuple, Sequence
 import jax
 import ml_collections
 import numpy as np
-from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
@@ -72,15 +71,13 @@ class Learner:
         self.data_parallel = mesh.shape["data"] * mesh.shape["fsdp"]
         self.tx = make_optimizer(optim)
         self.opt_state = init_optimizer(self.tx, policy.params, mesh)
-        model_config = nnx.merge(policy.graphdef, policy.params, policy.rest).config
+        chunk = logits_tokens(train, policy.model_config)  # logits held at once per micro-batch
         self.advantages, self.shaping = ADVANTAGES[loss.advantage], SHAPING[loss.shaping]
         self.shaping_config = ShapingConfig(rollout.max_response_tokens, loss.overlong_buffer)
         loss_config = losses.loss_config(loss, rollout.max_response_tokens)
-        micro_loss = make_micro_loss(policy.graphdef, policy.rest, loss_config, rollout.temperature,
-                                     logits_tokens(train, model_config))
+        micro_loss = make_micro_loss(policy.graphdef, policy.rest, loss_config, rollout.temperature, chunk)
         # The sampling policy's logprobs, before the first of several steps per rollout.
-        self.old_logprobs = make_logprobs(policy.graphdef, policy.rest, rollout.temperature,
-                                          logits_tokens(train, model_config))
+        self.old_logprobs = make_logprobs(policy.graphdef, policy.rest, rollout.temperature, chunk)
         acc_shardings = accumulator_shardings(micro_loss, policy.params, mesh)
         self.zero_accumulator = jax.jit(lambda: zero_accumulator(micro_loss, policy.params),
                                         out_shardings=acc_shardings)
