@@ -28,3 +28,15 @@ def test_effective_ratio_counts_groups_with_unequal_rewards():
     metrics = rollout_metrics(records([True, False, False, False]), ["Sorting"], stats)
     assert metrics["rollout/effective_prompt_ratio"] == 0.25
     assert metrics["rollout/kept_ratio"] == 0.25
+
+
+def test_binary_key_ratio_ignores_groups_informative_only_on_the_shaped_reward():
+    stats = RolloutStats(drawn_groups=2, kept_groups=2, sampled_logprob_sum=-12.0, generated_tokens=24)
+    two = records([True, True])
+    two.reward[1] = [-0.5, -1.0, -0.5, -1.0]  # two different wrong answers: informative on the reward only
+    two.accuracy[1] = False
+    metrics = rollout_metrics(two, ["Sorting"], stats)
+    assert metrics["rollout/effective_prompt_ratio"] == 1.0
+    assert metrics["rollout/effective_prompt_ratio_accuracy"] == 0.5
+    assert metrics["rollout/entropy"] == 0.5  # 12 nats over 24 tokens
+    assert metrics["rollout/entropy_per_response"] == 1.5  # 12 nats over 8 responses

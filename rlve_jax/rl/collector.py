@@ -200,10 +200,14 @@ def rollout_metrics(records: GroupRecords, env_names: Sequence[str], stats: Roll
 
     rollout/effective_prompt_ratio is the paper's: the share of generated groups whose G rewards
     are not all equal (informative), whether or not the batch had room for them;
+    rollout/effective_prompt_ratio_accuracy counts on the binary accuracy instead (with a shaped reward two
+    different wrong answers make a group informative on the reward, not on the accuracy);
     rollout/kept_ratio is the share the update used (capped by prompts_per_step).
     rollout/entropy is the mean over the step's generated tokens of -log pi(token) under the sampling
     distribution (softmax(logits / temperature) over the whole vocabulary): a Monte Carlo estimate of
-    the policy's per-token entropy (unbiased with top_p = 1 and top_k off, the training default).
+    the policy's per-token entropy (unbiased with top_p = 1 and top_k off, the training default);
+    rollout/entropy_per_response is the same sum per generated response (it does not fall when responses
+    merely get longer, as the per-token mean does).
     """
     n = len(records.owner)
     lengths = records.length.reshape(-1) if n else np.zeros(1)
@@ -215,6 +219,8 @@ def rollout_metrics(records: GroupRecords, env_names: Sequence[str], stats: Roll
         "rollout/response_length_max": float(lengths.max()),
         "rollout/truncation_rate": float(np.mean(records.truncated)) if n else 0.0,
         "rollout/effective_prompt_ratio": float(np.mean(records.informative)) if n else 0.0,
+        "rollout/effective_prompt_ratio_accuracy": float(np.mean(records.accuracy.any(1) & ~records.accuracy.all(1)))
+        if n else 0.0,
         "rollout/kept_ratio": stats.kept_groups / max(stats.drawn_groups, 1),
         "rollout/kept_groups": stats.kept_groups,
         "rollout/drawn_groups": stats.drawn_groups,
@@ -224,6 +230,7 @@ def rollout_metrics(records: GroupRecords, env_names: Sequence[str], stats: Roll
         "rollout/verifier_crashes": stats.verifier_crashes,
         "rollout/verifier_errors": stats.verifier_errors,
         "rollout/entropy": -stats.sampled_logprob_sum / max(stats.generated_tokens, 1),
+        "rollout/entropy_per_response": -stats.sampled_logprob_sum / max(records.length.size, 1),
         "rollout/skipped_long_prompts": stats.skipped_long_prompts,
         "rollout/generate_tokens_per_s": stats.generated_tokens / max(stats.seconds["generate"], 1e-9),
         "rollout/peak_cache_mib": stats.peak_cache_bytes / 2**20,  # one process's sampler KV cache
