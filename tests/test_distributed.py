@@ -93,6 +93,9 @@ def checkpoint(workdir: Path, step: int):
     return [np.asarray(x) for x in jax.tree.leaves(params)], meta
 
 
+ENTROPY_KEYS = ("rollout/entropy", "rollout/entropy_per_response")
+
+
 def test_two_processes_train_like_one(tmp_path):
     """Same global batch: 2 processes x 1 device vs 1 process x 2 devices (the same training mesh);
     then both resume on 1 process for a third step."""
@@ -118,10 +121,11 @@ def test_two_processes_train_like_one(tmp_path):
     assert len(records[0]) == len(records[1])
     for a, b in zip(*records):  # the same problems, samples, verdicts, levels and keep decisions
         same = [k for k in a if k.startswith(("rollout/", "accuracy/", "difficulty/", "scheduler/", "warm_start/"))
-                and k not in ("rollout/generate_tokens_per_s", "rollout/peak_cache_mib", "rollout/entropy")]
+                and k not in ("rollout/generate_tokens_per_s", "rollout/peak_cache_mib", *ENTROPY_KEYS)]
         assert {k: a[k] for k in same} == {k: b[k] for k in same}
-        if "rollout/entropy" in a:  # a float sum over sampled tokens, gathered in another order: rounding only
-            assert a["rollout/entropy"] == pytest.approx(b["rollout/entropy"], rel=1e-6)
+        for key in ENTROPY_KEYS:  # a float sum over sampled tokens, gathered in another order: rounding only
+            if key in a:
+                assert a[key] == pytest.approx(b[key], rel=1e-6)
 
     # The 2-process checkpoint resumes on 1 process and goes on like the 1-process run.
     resumed = [launch(tmp_path / run, 2, "--config.steps=3") for run in ("two", "one")]
