@@ -1,29 +1,47 @@
 """Decode attention over the rollout engine's slot cache: one new token per row, cost set by live lengths.
 
 The slot cache is laid out [B, K, S, H] (rows, KV heads, positions, head dim) so that a row's keys for
-one KV head are contiguous, which is what the Pallas GPU decode kernel reads. Two implementations,
-same signature, same values (tests/test_engine.py):
-- "blockwise" (any backend; the CPU/TPU default): a while loop over key blocks of `block` positions up
-  to the longest live row, with an online softmax (FlashAttention's recurrence); blocks past every
-  row's length are never read.
+one KV head are contiguous, which is what the Pallas decode kernels read. Three implementations, same
+signature, same values (tests/test_engine.py, tests/test_tpu_decode_attention.py):
+- "blockwise" (any backend; the CPU default, and TPU's where the kernel does not fit): a while loop over
+  key blocks of `block` positions up to the longest live row, with an online softmax (FlashAttention's
+  recurrence); blocks past every row's length are never read.
 - "pallas_gpu" (the GPU default): jax.experimental.pallas.ops.gpu.decode_attention's kernel, one
   program per (row, KV head, key split); splits past a row's own length skip their loads, so each row
   reads only its own live keys. `interpret=True` runs the same kernel code on CPU (tests).
+- "pallas_tpu" (the TPU default where head_dim is a multiple of 128): jax.experimental.pallas.ops.tpu's
+  paged_attention kernel. The slot cache is already a page table: each (row, KV head) is one sequence
+  of S // P contiguous pages with one KV head (a reshape, no copy), and the kernel loops over a row's
+  pages only up to its own length, in compute blocks of up to 512 keys. The kernel needs head_dim % 128
+  == 0 (its softmax statistics take the query's block shape) and computes in f32 from K/V rounded to
+  bf16 (what a TPU's default-precision f32 matmul does too). "pallas_tpu_interpret" runs the same
+  kernel in Pallas' TPU interpreter on CPU (tests).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import jax
 import jax.numpy as jnp
 
-IMPLS = ("blockwise", "pallas_gpu", "pallas_gpu_interpret")
+IMPLS = ("blockwise", "pallas_gpu", "pallas_gpu_interpret", "pallas_tpu", "pallas_tpu_interpret")
+TPU_LANES = 128  # the paged kernel's head_dim must be a multiple of this
+TPU_COMPUTE_KEYS = 512  # the paged kernel's keys per compute block (pages_per_compute_block x page size), at most
 
 
-def default_impl() -> str:
-    """The kernel on GPU, the pure-JAX loop elsewhere (TPU's paged kernels need a paged layout)."""
-    return "pallas_gpu" if jax.default_backend() == "gpu" else "blockwise"
+def default_impl(head_dim: int) -> str:
+    """The GPU kernel on GPU; the TPU kernel on TPU where head_dim fits it; the pure-JAX loop elsewhere."""
+    backend = jax.default_backend()
+    if backend == "gpu":
+        return "pallas_gpu"
+    return "pallas_tpu" if backend == "tpu" and tpu_kernel_fits(head_dim) else "blockwise"
+
+
+def tpu_kernel_fits(head_dim: int) -> bool:
+    """Whether the paged TPU kernel takes this head dim (Qwen2.5-1.5B and up, Qwen3: 128; Qwen2.5-0.5B: 64)."""
+    return head_dim % TPU_LANES == 0
 
 
 def key_block(slot_length: int) -> int:
@@ -33,16 +51,26 @@ def key_block(slot_length: int) -> int:
     return next(b for b in (128, 64, 32, 16) if slot_length % b == 0)
 
 
+def tpu_pages(slot_length: int) -> tuple[int, int]:
+    """(page size, pages per compute block) of the paged TPU kernel for a slot length: pages of the key
+    block, compute blocks of up to TPU_COMPUTE_KEYS keys that divide the slot."""
+    page = key_block(slot_length)
+    pages = slot_length // page
+    return page, max(d for d in range(1, TPU_COMPUTE_KEYS // page + 1) if pages % d == 0)
+
+
 def decode_attention(q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.Array, *,
                      impl: str | None = None) -> jax.Array:
     """q [B, N, H], k/v [B, K, S, H], kv_lengths [B] (>= 1) -> [B, N, H]: softmax(q k^T / sqrt(H)) v
     over the first kv_lengths[b] positions of row b (query heads grouped over KV heads as Qwen's GQA)."""
-    impl = impl or default_impl()
+    impl = impl or default_impl(q.shape[-1])
     block = key_block(k.shape[2])
     if impl == "blockwise":
         return _blockwise(q, k, v, kv_lengths, block)
     if impl in ("pallas_gpu", "pallas_gpu_interpret"):
         return _pallas_gpu(q, k, v, kv_lengths, block, interpret=impl == "pallas_gpu_interpret")
+    if impl in ("pallas_tpu", "pallas_tpu_interpret"):
+        return _pallas_tpu(q, k, v, kv_lengths, interpret=impl == "pallas_tpu_interpret")
     raise ValueError(f"unknown decode attention {impl!r}; known: {IMPLS}")
 
 
@@ -84,3 +112,24 @@ def _pallas_gpu(q, k, v, kv_lengths, block, interpret):
     lengths = jnp.broadcast_to(kv_lengths[:, None], (B, K)).astype(jnp.int32)
     out = jax.vmap(jax.vmap(lambda q, k, v, n: one(q, k, v, None, n)))(q.reshape(B, K, N // K, H), k, v, lengths)
     return out.reshape(B, N, H).astype(q.dtype)  # the kernel returns f32 (a bf16 model's layer scan needs bf16)
+
+
+def _pallas_tpu(q, k, v, kv_lengths, interpret):
+    from jax.experimental.pallas import tpu as pltpu
+    from jax.experimental.pallas.ops.tpu.paged_attention import paged_attention
+
+    B, N, H = q.shape
+    _, K, S, _ = k.shape
+    if not tpu_kernel_fits(H):
+        raise ValueError(f"decode attention 'pallas_tpu' needs head_dim a multiple of {TPU_LANES}, not {H} "
+                         "(use 'blockwise')")
+    page, per_block = tpu_pages(S)
+    pages = B * K * S // page
+    q_scaled = (q.astype(jnp.float32) / jnp.sqrt(jnp.float32(H))).reshape(B * K, N // K, H)  # [B*K, G, H]
+    k_pages, v_pages = (x.reshape(1, pages, page, H) for x in (k, v))  # one KV head: [1, B*K*S/P, P, H]
+    page_table = jnp.arange(pages, dtype=jnp.int32).reshape(B * K, S // page)  # (row, head) -> its pages
+    lengths = jnp.repeat(kv_lengths.astype(jnp.int32), K)  # [B*K]
+    call = functools.partial(paged_attention, pages_per_compute_block=per_block)
+    with pltpu.force_tpu_interpret_mode() if interpret else contextlib.nullcontext():
+        out = call(q_scaled, k_pages, v_pages, lengths, page_table)  # [B*K, G, H] f32
+    return out.reshape(B, N, H).astype(q.dtype)
