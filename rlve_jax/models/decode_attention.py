@@ -16,18 +16,23 @@ signature, same values (tests/test_engine.py, tests/test_tpu_decode_attention.py
   == 0 (its softmax statistics take the query's block shape) and computes in f32 from K/V rounded to
   bf16 (what a TPU's default-precision f32 matmul does too). "pallas_tpu_interpret" runs the same
   kernel in Pallas' TPU interpreter on CPU (tests).
+The kernels run on each device's shard (rows over the data axes, KV heads over "tensor" where they divide)
+when traced under a mesh (`traced_under(mesh)`, as the engine's decode segment is): the SPMD partitioner
+cannot split a Mosaic kernel call (it refuses) nor a Triton one (it would gather the cache).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import math
 
 import jax
 import jax.numpy as jnp
 
 IMPLS = ("blockwise", "pallas_gpu", "pallas_gpu_interpret", "pallas_tpu", "pallas_tpu_interpret")
 TPU_LANES = 128  # the paged kernel's head_dim must be a multiple of this
+BATCH_AXES = ("data", "fsdp")  # rlve_jax.runtime.sharding.BATCH (not imported: sharding imports the model's callers)
 TPU_COMPUTE_KEYS = 512  # the paged kernel's keys per compute block (pages_per_compute_block x page size), at most
 
 
@@ -42,6 +47,12 @@ def default_impl(head_dim: int) -> str:
 def tpu_kernel_fits(head_dim: int) -> bool:
     """Whether the paged TPU kernel takes this head dim (Qwen2.5-1.5B and up, Qwen3: 128; Qwen2.5-0.5B: 64)."""
     return head_dim % TPU_LANES == 0
+
+
+def traced_under(mesh) -> contextlib.AbstractContextManager:
+    """The context to trace decode attention in so that its kernels run per shard of `mesh` (a Mesh or an
+    AbstractMesh; None: no mesh, one device)."""
+    return contextlib.nullcontext() if mesh is None else jax.sharding.use_abstract_mesh(mesh.abstract_mesh)
 
 
 def key_block(slot_length: int) -> int:
@@ -68,10 +79,25 @@ def decode_attention(q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.A
     if impl == "blockwise":
         return _blockwise(q, k, v, kv_lengths, block)
     if impl in ("pallas_gpu", "pallas_gpu_interpret"):
-        return _pallas_gpu(q, k, v, kv_lengths, block, interpret=impl == "pallas_gpu_interpret")
+        kernel = functools.partial(_pallas_gpu, block=block, interpret=impl == "pallas_gpu_interpret")
+        return _per_shard(kernel, q, k, v, kv_lengths)
     if impl in ("pallas_tpu", "pallas_tpu_interpret"):
-        return _pallas_tpu(q, k, v, kv_lengths, interpret=impl == "pallas_tpu_interpret")
+        kernel = functools.partial(_pallas_tpu, interpret=impl == "pallas_tpu_interpret")
+        return _per_shard(kernel, q, k, v, kv_lengths)
     raise ValueError(f"unknown decode attention {impl!r}; known: {IMPLS}")
+
+
+def _per_shard(kernel, q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.Array) -> jax.Array:
+    """kernel(q, k, v, kv_lengths) on each device's rows and KV heads under the traced mesh, if any."""
+    mesh = jax.sharding.get_abstract_mesh()
+    if mesh.empty:
+        return kernel(q, k, v, kv_lengths)
+    batch = tuple(a for a in BATCH_AXES if a in mesh.axis_names)
+    batch = batch if batch and q.shape[0] % math.prod(mesh.shape[a] for a in batch) == 0 else None
+    heads = "tensor" if "tensor" in mesh.axis_names and k.shape[1] % mesh.shape["tensor"] == 0 else None
+    P = jax.sharding.PartitionSpec
+    return jax.shard_map(kernel, mesh=mesh, in_specs=(P(batch, heads), P(batch, heads), P(batch, heads), P(batch)),
+                         out_specs=P(batch, heads), check_vma=False)(q, k, v, kv_lengths)
 
 
 def _blockwise(q, k, v, kv_lengths, block):
@@ -99,7 +125,7 @@ def _blockwise(q, k, v, kv_lengths, block):
     return (acc / l[..., None]).reshape(B, N, H).astype(q.dtype)
 
 
-def _pallas_gpu(q, k, v, kv_lengths, block, interpret):
+def _pallas_gpu(q, k, v, kv_lengths, *, block, interpret):
     from jax.experimental.pallas.ops.gpu import decode_attention as kernels
 
     B, N, H = q.shape
@@ -114,7 +140,7 @@ def _pallas_gpu(q, k, v, kv_lengths, block, interpret):
     return out.reshape(B, N, H).astype(q.dtype)  # the kernel returns f32 (a bf16 model's layer scan needs bf16)
 
 
-def _pallas_tpu(q, k, v, kv_lengths, interpret):
+def _pallas_tpu(q, k, v, kv_lengths, *, interpret):
     from jax.experimental.pallas import tpu as pltpu
     from jax.experimental.pallas.ops.tpu.paged_attention import paged_attention
 
