@@ -1,0 +1,67 @@
+"""The engine's TPU decode attention ("pallas_tpu": jax.experimental.pallas.ops.tpu's paged_attention over
+the slot cache as pages) against the pure-JAX loop, run on CPU by Pallas' TPU interpreter, and lowered for
+`tpu`. The engine's decode segment with it, lowered for the TPU presets' meshes: tests/test_lowering.py;
+compiled by libtpu for a v5e slice: tests/test_tpu_compile.py."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from rlve_jax.models import decode_attention
+
+
+def inputs(B: int, N: int, K: int, S: int, H: int, dtype) -> tuple[jax.Array, jax.Array, jax.Array]:
+    q, k, v = (jax.random.normal(jax.random.key(i), shape).astype(dtype) for i, shape in
+               enumerate([(B, N, H), (B, K, S, H), (B, K, S, H)]))
+    return q, k, v
+
+
+def test_f32_equals_blockwise_over_ragged_rows_with_grouped_heads():
+    q, k, v = inputs(B=4, N=8, K=2, S=64, H=128, dtype=jnp.float32)  # 4 query heads per KV head
+    lengths = jnp.array([1, 64, 17, 40], jnp.int32)
+    got = decode_attention.decode_attention(q, k, v, lengths, impl="pallas_tpu_interpret")
+    # The kernel rounds K/V pages to bf16 and computes in f32 (a TPU's default f32 matmul precision).
+    rounded = [x.astype(jnp.bfloat16).astype(jnp.float32) for x in (k, v)]
+    np.testing.assert_allclose(got, decode_attention.decode_attention(q, *rounded, lengths, impl="blockwise"),
+                               atol=1e-6)
+    np.testing.assert_allclose(got, decode_attention.decode_attention(q, k, v, lengths, impl="blockwise"),
+                               atol=2e-2)
+
+
+def test_bf16_equals_blockwise_over_several_compute_blocks_and_skips_pages_past_each_length():
+    S = 528  # 33 pages of 16 keys, compute blocks of 11 pages (176 keys): rows span 1 to 3 blocks
+    assert decode_attention.tpu_pages(S) == (16, 11)
+    q, k, v = inputs(B=2, N=4, K=2, S=S, H=128, dtype=jnp.bfloat16)
+    lengths = jnp.array([500, 17], jnp.int32)
+    expected = decode_attention.decode_attention(q, k, v, lengths, impl="blockwise")
+    garbage = k.at[1, :, 176:].set(jnp.nan)  # row 1's second and third compute blocks are never read
+    got = decode_attention.decode_attention(q, garbage, v, lengths, impl="pallas_tpu_interpret")
+    assert got.dtype == jnp.bfloat16
+    np.testing.assert_allclose(got.astype(jnp.float32), expected.astype(jnp.float32), atol=1e-2)
+
+
+def test_head_dims_the_kernel_cannot_take_are_a_clear_error_and_not_the_tpu_default(monkeypatch):
+    q, k, v = inputs(B=1, N=2, K=1, S=16, H=64, dtype=jnp.float32)
+    with pytest.raises(ValueError, match="'pallas_tpu' needs head_dim a multiple of 128, not 64"):
+        decode_attention.decode_attention(q, k, v, jnp.array([3]), impl="pallas_tpu")
+    assert decode_attention.default_impl(128) == "blockwise"  # on CPU
+    monkeypatch.setattr(jax, "default_backend", lambda: "tpu")
+    assert (decode_attention.default_impl(128), decode_attention.default_impl(64)) == ("pallas_tpu", "blockwise")
+
+
+@pytest.mark.parametrize("slot_length, pages", [(48, (16, 3)), (1040, (16, 13)), (2048, (128, 4)), (26_624, (128, 4))])
+def test_pages_are_the_key_block_and_compute_blocks_divide_the_slot(slot_length, pages):
+    page, per_block = decode_attention.tpu_pages(slot_length)
+    assert (page, per_block) == pages
+    assert (slot_length // page) % per_block == 0 and page * per_block <= decode_attention.TPU_COMPUTE_KEYS
+
+
+def test_lowers_for_tpu_as_one_mosaic_kernel_call():
+    q, k, v = inputs(B=2, N=4, K=2, S=256, H=128, dtype=jnp.bfloat16)
+    fn = jax.jit(lambda q, k, v, n: decode_attention.decode_attention(q, k, v, n, impl="pallas_tpu"))
+    exported = jax.export.export(fn, platforms=["tpu"], disabled_checks=[
+        jax.export.DisabledSafetyCheck.custom_call("tpu_custom_call")])(q, k, v, jnp.array([5, 256], jnp.int32))
+    module = exported.mlir_module()
+    assert module.count("stablehlo.custom_call @tpu_custom_call") == 1
+    assert exported.out_avals[0].shape == (2, 4, 128) and exported.out_avals[0].dtype == jnp.bfloat16
