@@ -8,7 +8,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from rlve_jax import defaults
 from rlve_jax.models import decode_attention
+from rlve_jax.models.policy import model_overrides
 
 
 def inputs(B: int, N: int, K: int, S: int, H: int, dtype) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -65,3 +67,14 @@ def test_lowers_for_tpu_as_one_mosaic_kernel_call():
     module = exported.mlir_module()
     assert module.count("stablehlo.custom_call @tpu_custom_call") == 1
     assert exported.out_avals[0].shape == (2, 4, 128) and exported.out_avals[0].dtype == jnp.bfloat16
+
+
+def test_the_config_key_names_the_engines_decode_attention():
+    config = defaults.base_config()
+    assert model_overrides(config.model)["decode_attention"] is None  # "auto": the backend's default at trace
+    config.model.decode_attention = "pallas_tpu"
+    defaults.validate(config)
+    assert model_overrides(config.model)["decode_attention"] == "pallas_tpu"
+    config.model.decode_attention = "paged"
+    with pytest.raises(defaults.ConfigError, match="model.decode_attention='paged' must be one of 'auto', "):
+        defaults.validate(config)
