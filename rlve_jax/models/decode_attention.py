@@ -36,9 +36,10 @@ BATCH_AXES = ("data", "fsdp")  # rlve_jax.runtime.sharding.BATCH (not imported: 
 TPU_COMPUTE_KEYS = 512  # the paged kernel's keys per compute block (pages_per_compute_block x page size), at most
 
 
-def default_impl(head_dim: int) -> str:
-    """The GPU kernel on GPU; the TPU kernel on TPU where head_dim fits it; the pure-JAX loop elsewhere."""
-    backend = jax.default_backend()
+def default_impl(head_dim: int, backend: str | None = None) -> str:
+    """The GPU kernel on GPU; the TPU kernel on TPU where head_dim fits it; the pure-JAX loop elsewhere
+    (backend: JAX's default backend, or the platform compiled for)."""
+    backend = backend or jax.default_backend()
     if backend == "gpu":
         return "pallas_gpu"
     return "pallas_tpu" if backend == "tpu" and tpu_kernel_fits(head_dim) else "blockwise"
