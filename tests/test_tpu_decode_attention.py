@@ -7,10 +7,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
 
 from rlve_jax import defaults
 from rlve_jax.models import decode_attention
 from rlve_jax.models.policy import model_overrides
+from rlve_jax.runtime import sharding
 
 
 def inputs(B: int, N: int, K: int, S: int, H: int, dtype) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -19,10 +22,20 @@ def inputs(B: int, N: int, K: int, S: int, H: int, dtype) -> tuple[jax.Array, ja
     return q, k, v
 
 
-def test_f32_equals_blockwise_over_ragged_rows_with_grouped_heads():
+def test_f32_equals_blockwise_over_ragged_rows_with_grouped_heads_on_each_devices_shard():
     q, k, v = inputs(B=4, N=8, K=2, S=64, H=128, dtype=jnp.float32)  # 4 query heads per KV head
     lengths = jnp.array([1, 64, 17, 40], jnp.int32)
-    got = decode_attention.decode_attention(q, k, v, lengths, impl="pallas_tpu_interpret")
+    mesh = sharding.make_mesh(data=2, fsdp=2, tensor=2)  # rows over 4 devices, KV heads over 2 (the engine's cache)
+    rows, cache = (NamedSharding(mesh, P(("data", "fsdp"), *heads)) for heads in ((), ("tensor",)))
+
+    @jax.jit
+    def kernel(q, k, v, lengths):
+        with decode_attention.traced_under(mesh):
+            return decode_attention.decode_attention(q, k, v, lengths, impl="pallas_tpu_interpret")
+
+    args = jax.device_put((q, k, v, lengths), (rows, cache, cache, rows))
+    assert "sdy.manual_computation" in kernel.lower(*args).as_text()  # the kernel runs per shard
+    got = kernel(*args)
     # The kernel rounds K/V pages to bf16 and computes in f32 (a TPU's default f32 matmul precision).
     rounded = [x.astype(jnp.bfloat16).astype(jnp.float32) for x in (k, v)]
     np.testing.assert_allclose(got, decode_attention.decode_attention(q, *rounded, lengths, impl="blockwise"),
@@ -31,13 +44,13 @@ def test_f32_equals_blockwise_over_ragged_rows_with_grouped_heads():
                                atol=2e-2)
 
 
-def test_bf16_equals_blockwise_over_several_compute_blocks_and_skips_pages_past_each_length():
-    S = 528  # 33 pages of 16 keys, compute blocks of 11 pages (176 keys): rows span 1 to 3 blocks
-    assert decode_attention.tpu_pages(S) == (16, 11)
+def test_bf16_equals_blockwise_over_several_pages_and_skips_pages_past_each_length():
+    S = 528  # 3 pages of 176 keys: rows span 1 to 3 pages
+    assert decode_attention.tpu_page(S) == 176
     q, k, v = inputs(B=2, N=4, K=2, S=S, H=128, dtype=jnp.bfloat16)
     lengths = jnp.array([500, 17], jnp.int32)
     expected = decode_attention.decode_attention(q, k, v, lengths, impl="blockwise")
-    garbage = k.at[1, :, 176:].set(jnp.nan)  # row 1's second and third compute blocks are never read
+    garbage = k.at[1, :, 176:].set(jnp.nan)  # row 1's second and third pages are never read
     got = decode_attention.decode_attention(q, garbage, v, lengths, impl="pallas_tpu_interpret")
     assert got.dtype == jnp.bfloat16
     np.testing.assert_allclose(got.astype(jnp.float32), expected.astype(jnp.float32), atol=1e-2)
@@ -52,11 +65,9 @@ def test_head_dims_the_kernel_cannot_take_are_a_clear_error_and_not_the_tpu_defa
     assert (decode_attention.default_impl(128), decode_attention.default_impl(64)) == ("pallas_tpu", "blockwise")
 
 
-@pytest.mark.parametrize("slot_length, pages", [(48, (16, 3)), (1040, (16, 13)), (2048, (128, 4)), (26_624, (128, 4))])
-def test_pages_are_the_key_block_and_compute_blocks_divide_the_slot(slot_length, pages):
-    page, per_block = decode_attention.tpu_pages(slot_length)
-    assert (page, per_block) == pages
-    assert (slot_length // page) % per_block == 0 and page * per_block <= decode_attention.TPU_COMPUTE_KEYS
+@pytest.mark.parametrize("slot_length, page", [(48, 48), (528, 176), (1040, 208), (2048, 512), (26_624, 512)])
+def test_a_page_is_the_largest_multiple_of_16_up_to_512_keys_that_divides_the_slot(slot_length, page):
+    assert decode_attention.tpu_page(slot_length) == page
 
 
 def test_lowers_for_tpu_as_one_mosaic_kernel_call():

@@ -2,7 +2,7 @@
 
 The slot cache is laid out [B, K, S, H] (rows, KV heads, positions, head dim) so that a row's keys for
 one KV head are contiguous, which is what the Pallas decode kernels read. Three implementations, same
-signature, same values (tests/test_engine.py, tests/test_tpu_decode_attention.py):
+signature, same values up to rounding (tests/test_engine.py, tests/test_tpu_decode_attention.py):
 - "blockwise" (any backend; the CPU default, and TPU's where the kernel does not fit): a while loop over
   key blocks of `block` positions up to the longest live row, with an online softmax (FlashAttention's
   recurrence); blocks past every row's length are never read.
@@ -12,7 +12,7 @@ signature, same values (tests/test_engine.py, tests/test_tpu_decode_attention.py
 - "pallas_tpu" (the TPU default where head_dim is a multiple of 128): jax.experimental.pallas.ops.tpu's
   paged_attention kernel. The slot cache is already a page table: each (row, KV head) is one sequence
   of S // P contiguous pages with one KV head (a reshape, no copy), and the kernel loops over a row's
-  pages only up to its own length, in compute blocks of up to 512 keys. The kernel needs head_dim % 128
+  pages (of up to 512 keys, one DMA each) only up to its own length. The kernel needs head_dim % 128
   == 0 (its softmax statistics take the query's block shape) and computes in f32 from K/V rounded to
   bf16 (what a TPU's default-precision f32 matmul does too). "pallas_tpu_interpret" runs the same
   kernel in Pallas' TPU interpreter on CPU (tests).
@@ -33,7 +33,7 @@ import jax.numpy as jnp
 IMPLS = ("blockwise", "pallas_gpu", "pallas_gpu_interpret", "pallas_tpu", "pallas_tpu_interpret")
 TPU_LANES = 128  # the paged kernel's head_dim must be a multiple of this
 BATCH_AXES = ("data", "fsdp")  # rlve_jax.runtime.sharding.BATCH (not imported: sharding imports the model's callers)
-TPU_COMPUTE_KEYS = 512  # the paged kernel's keys per compute block (pages_per_compute_block x page size), at most
+TPU_PAGE_KEYS = 512  # the paged kernel's keys per page and compute block, at most
 
 
 def default_impl(head_dim: int, backend: str | None = None) -> str:
@@ -63,12 +63,12 @@ def key_block(slot_length: int) -> int:
     return next(b for b in (128, 64, 32, 16) if slot_length % b == 0)
 
 
-def tpu_pages(slot_length: int) -> tuple[int, int]:
-    """(page size, pages per compute block) of the paged TPU kernel for a slot length: pages of the key
-    block, compute blocks of up to TPU_COMPUTE_KEYS keys that divide the slot."""
-    page = key_block(slot_length)
-    pages = slot_length // page
-    return page, max(d for d in range(1, TPU_COMPUTE_KEYS // page + 1) if pages % d == 0)
+def tpu_page(slot_length: int) -> int:
+    """The paged TPU kernel's page for a slot length: the largest multiple of 16 up to TPU_PAGE_KEYS that
+    divides it. A page is also the kernel's compute block (one DMA each): each row reads its live pages."""
+    if slot_length % 16:
+        raise ValueError(f"slot length {slot_length} is not a multiple of 16")
+    return 16 * max(d for d in range(1, TPU_PAGE_KEYS // 16 + 1) if slot_length // 16 % d == 0)
 
 
 def decode_attention(q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.Array, *,
@@ -150,13 +150,12 @@ def _pallas_tpu(q, k, v, kv_lengths, *, interpret):
     if not tpu_kernel_fits(H):
         raise ValueError(f"decode attention 'pallas_tpu' needs head_dim a multiple of {TPU_LANES}, not {H} "
                          "(use 'blockwise')")
-    page, per_block = tpu_pages(S)
+    page = tpu_page(S)
     pages = B * K * S // page
     q_scaled = (q.astype(jnp.float32) / jnp.sqrt(jnp.float32(H))).reshape(B * K, N // K, H)  # [B*K, G, H]
     k_pages, v_pages = (x.reshape(1, pages, page, H) for x in (k, v))  # one KV head: [1, B*K*S/P, P, H]
     page_table = jnp.arange(pages, dtype=jnp.int32).reshape(B * K, S // page)  # (row, head) -> its pages
     lengths = jnp.repeat(kv_lengths.astype(jnp.int32), K)  # [B*K]
-    call = functools.partial(paged_attention, pages_per_compute_block=per_block)
     with pltpu.force_tpu_interpret_mode() if interpret else contextlib.nullcontext():
-        out = call(q_scaled, k_pages, v_pages, lengths, page_table)  # [B*K, G, H] f32
+        out = paged_attention(q_scaled, k_pages, v_pages, lengths, page_table, pages_per_compute_block=1)  # f32
     return out.reshape(B, N, H).astype(q.dtype)
