@@ -40,7 +40,7 @@ def test_the_engines_decode_segment_compiles_with_the_paged_tpu_kernel_on_each_c
     devices = plan.tpu_topology("v5e:2x2")
     mesh = Mesh(np.array(devices).reshape(1, 2, 2), sharding.AXES, axis_types=(AxisType.Auto,) * 3)
     cfg = ModelConfig.preset("micro", head_dim=128, param_dtype="bfloat16", compute_dtype="bfloat16")
-    cfg = dataclasses.replace(cfg, decode_attention=decode_attention.default_impl(cfg.head_dim, "tpu"))
+    cfg = dataclasses.replace(cfg, decode_attention=decode_attention.default_impl(cfg.head_dim, 1, "tpu"))
     assert cfg.decode_attention == "pallas_tpu"
     graphdef, shapes, _ = plan._abstract_model(cfg)
     params = plan._abstract(shapes, sharding.state_shardings(shapes, mesh, fsdp=False))

@@ -9,13 +9,13 @@ signature, same values up to rounding (tests/test_engine.py, tests/test_tpu_deco
 - "pallas_gpu" (the GPU default): jax.experimental.pallas.ops.gpu.decode_attention's kernel, one
   program per (row, KV head, key split); splits past a row's own length skip their loads, so each row
   reads only its own live keys. `interpret=True` runs the same kernel code on CPU (tests).
-- "pallas_tpu" (the TPU default where head_dim is a multiple of 128): jax.experimental.pallas.ops.tpu's
-  paged_attention kernel. The slot cache is already a page table: each (row, KV head) is one sequence
-  of S // P contiguous pages with one KV head (a reshape, no copy), and the kernel loops over a row's
-  pages (of up to 512 keys, one DMA each) only up to its own length. The kernel needs head_dim % 128
-  == 0 (its softmax statistics take the query's block shape) and computes in f32 from K/V rounded to
-  bf16 (what a TPU's default-precision f32 matmul does too). "pallas_tpu_interpret" runs the same
-  kernel in Pallas' TPU interpreter on CPU (tests).
+- "pallas_tpu" (the TPU default where head_dim is a multiple of 128 and each chip holds one KV head of the
+  cache, see default_impl): jax.experimental.pallas.ops.tpu's paged_attention kernel. The slot cache is
+  already a page table: each (row, KV head) is one sequence of S // P contiguous pages with one KV head
+  (a reshape, no copy), and the kernel loops over a row's pages (of up to 512 keys, one DMA each) only
+  up to its own length. The kernel needs head_dim % 128 == 0 (its softmax statistics take the query's
+  block shape) and computes in f32 from K/V rounded to bf16 (what a TPU's default-precision f32 matmul
+  does too). "pallas_tpu_interpret" runs the same kernel in Pallas' TPU interpreter on CPU (tests).
 The kernels run on each device's shard (rows over the data axes, KV heads over "tensor" where they divide)
 when traced under a mesh (`traced_under(mesh)`, as the engine's decode segment is): the SPMD partitioner
 cannot split a Mosaic kernel call (it refuses) nor a Triton one (it would gather the cache).
@@ -36,13 +36,17 @@ BATCH_AXES = ("data", "fsdp")  # rlve_jax.runtime.sharding.BATCH (not imported: 
 TPU_PAGE_KEYS = 512  # the paged kernel's keys per page and compute block, at most
 
 
-def default_impl(head_dim: int, backend: str | None = None) -> str:
-    """The GPU kernel on GPU; the TPU kernel on TPU where head_dim fits it; the pure-JAX loop elsewhere
-    (backend: JAX's default backend, or the platform compiled for)."""
+def default_impl(head_dim: int, kv_heads_per_device: int = 1, backend: str | None = None) -> str:
+    """The GPU kernel on GPU; the TPU kernel on TPU where head_dim fits it and each device holds one KV head
+    of the cache; the pure-JAX loop elsewhere (backend: JAX's default backend, or the platform compiled for).
+    With several KV heads per TPU chip, XLA stores the cache in the decode loop tiled over (KV head, head
+    dim) for its one-position writes, and the kernel's row-major pages then cost a copy of each layer's
+    cache per step (libtpu's compiled decode segment for the tpu_v5e preset, sampler_tensor=4)."""
     backend = backend or jax.default_backend()
     if backend == "gpu":
         return "pallas_gpu"
-    return "pallas_tpu" if backend == "tpu" and tpu_kernel_fits(head_dim) else "blockwise"
+    fits = backend == "tpu" and tpu_kernel_fits(head_dim) and kv_heads_per_device == 1
+    return "pallas_tpu" if fits else "blockwise"
 
 
 def tpu_kernel_fits(head_dim: int) -> bool:
@@ -75,7 +79,7 @@ def decode_attention(q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.A
                      impl: str | None = None) -> jax.Array:
     """q [B, N, H], k/v [B, K, S, H], kv_lengths [B] (>= 1) -> [B, N, H]: softmax(q k^T / sqrt(H)) v
     over the first kv_lengths[b] positions of row b (query heads grouped over KV heads as Qwen's GQA)."""
-    impl = impl or default_impl(q.shape[-1])
+    impl = impl or default_impl(q.shape[-1], k.shape[1] // _tensor_split(k.shape[1]))
     block = key_block(k.shape[2])
     if impl == "blockwise":
         return _blockwise(q, k, v, kv_lengths, block)
@@ -88,6 +92,13 @@ def decode_attention(q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.A
     raise ValueError(f"unknown decode attention {impl!r}; known: {IMPLS}")
 
 
+def _tensor_split(kv_heads: int) -> int:
+    """Devices the KV heads are split over under the traced mesh ("tensor", where it divides them)."""
+    mesh = jax.sharding.get_abstract_mesh()
+    tensor = 1 if mesh.empty or "tensor" not in mesh.axis_names else mesh.shape["tensor"]
+    return tensor if kv_heads % tensor == 0 else 1
+
+
 def _per_shard(kernel, q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.Array) -> jax.Array:
     """kernel(q, k, v, kv_lengths) on each device's rows and KV heads under the traced mesh, if any."""
     mesh = jax.sharding.get_abstract_mesh()
@@ -95,7 +106,7 @@ def _per_shard(kernel, q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax
         return kernel(q, k, v, kv_lengths)
     batch = tuple(a for a in BATCH_AXES if a in mesh.axis_names)
     batch = batch if batch and q.shape[0] % math.prod(mesh.shape[a] for a in batch) == 0 else None
-    heads = "tensor" if "tensor" in mesh.axis_names and k.shape[1] % mesh.shape["tensor"] == 0 else None
+    heads = "tensor" if _tensor_split(k.shape[1]) > 1 else None
     P = jax.sharding.PartitionSpec
     return jax.shard_map(kernel, mesh=mesh, in_specs=(P(batch, heads), P(batch, heads), P(batch, heads), P(batch)),
                          out_specs=P(batch, heads), check_vma=False)(q, k, v, kv_lengths)
