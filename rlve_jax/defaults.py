@@ -35,8 +35,7 @@ def base_config() -> ml_collections.ConfigDict:
     # memory-efficient blockwise elsewhere; or "reference" (XLA, [T, T] scores), "blockwise", "cudnn", "pallas_tpu".
     c.model.attention_impl = "auto"
     # The rollout engine's decode attention (rlve_jax/models/decode_attention.py): "auto" = the Pallas GPU decode
-    # kernel on GPU, the Pallas TPU paged kernel on TPU (head_dim a multiple of 128, one KV head per chip), blockwise
-    # elsewhere; or by name.
+    # kernel on GPU, the Pallas TPU paged kernel on TPU (head_dim a multiple of 128), blockwise elsewhere; or by name.
     c.model.decode_attention = "auto"
 
     c.tokenizer = ml_collections.ConfigDict()

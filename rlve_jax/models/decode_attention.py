@@ -9,13 +9,18 @@ signature, same values up to rounding (tests/test_engine.py, tests/test_tpu_deco
 - "pallas_gpu" (the GPU default): jax.experimental.pallas.ops.gpu.decode_attention's kernel, one
   program per (row, KV head, key split); splits past a row's own length skip their loads, so each row
   reads only its own live keys. `interpret=True` runs the same kernel code on CPU (tests).
-- "pallas_tpu" (the TPU default where head_dim is a multiple of 128 and each chip holds one KV head of the
-  cache, see default_impl): jax.experimental.pallas.ops.tpu's paged_attention kernel. The slot cache is
-  already a page table: each (row, KV head) is one sequence of S // P contiguous pages with one KV head
-  (a reshape, no copy), and the kernel loops over a row's pages (of up to 512 keys, one DMA each) only
-  up to its own length. The kernel needs head_dim % 128 == 0 (its softmax statistics take the query's
-  block shape) and computes in f32 from K/V rounded to bf16 (what a TPU's default-precision f32 matmul
-  does too). "pallas_tpu_interpret" runs the same kernel in Pallas' TPU interpreter on CPU (tests).
+- "pallas_tpu" (the TPU default where head_dim is a multiple of 128): jax.experimental.pallas.ops.tpu's
+  paged_attention kernel. Each row is one sequence whose single "KV head" is its K heads side by side
+  ([B, S, K*H] in pages of up to 512 keys, one DMA each), and the kernel loops over a row's pages only up
+  to its own length. The queries of KV head j are zero outside j's H dims, so each head scores only its
+  own keys, at K times the FLOPs of a per-head kernel (decode reads memory, it does not fill the MXU).
+  Why this view: with one KV head per chip it is a reshape of [B, 1, S, H]; with several, XLA keeps the
+  cache inside the decode loop as [B, S, K, H] physically (tiled over (K, H) for its one-position
+  writes), and this view is that layout's own, while per-(row, head) pages would cost a copy of each
+  layer's cache every step (both seen in libtpu's compiled decode segment). The kernel needs head_dim
+  % 128 == 0 (its softmax statistics take the query's block shape) and computes in f32 from K/V rounded
+  to bf16 (what a TPU's default-precision f32 matmul does too). "pallas_tpu_interpret" runs the same
+  kernel in Pallas' TPU interpreter on CPU (tests).
 The kernels run on each device's shard (rows over the data axes, KV heads over "tensor" where they divide)
 when traced under a mesh (`traced_under(mesh)`, as the engine's decode segment is): the SPMD partitioner
 cannot split a Mosaic kernel call (it refuses) nor a Triton one (it would gather the cache).
@@ -36,17 +41,13 @@ BATCH_AXES = ("data", "fsdp")  # rlve_jax.runtime.sharding.BATCH (not imported: 
 TPU_PAGE_KEYS = 512  # the paged kernel's keys per page and compute block, at most
 
 
-def default_impl(head_dim: int, kv_heads_per_device: int = 1, backend: str | None = None) -> str:
-    """The GPU kernel on GPU; the TPU kernel on TPU where head_dim fits it and each device holds one KV head
-    of the cache; the pure-JAX loop elsewhere (backend: JAX's default backend, or the platform compiled for).
-    With several KV heads per TPU chip, XLA stores the cache in the decode loop tiled over (KV head, head
-    dim) for its one-position writes, and the kernel's row-major pages then cost a copy of each layer's
-    cache per step (libtpu's compiled decode segment for the tpu_v5e preset, sampler_tensor=4)."""
+def default_impl(head_dim: int, backend: str | None = None) -> str:
+    """The GPU kernel on GPU; the TPU kernel on TPU where head_dim fits it; the pure-JAX loop elsewhere
+    (backend: JAX's default backend, or the platform compiled for)."""
     backend = backend or jax.default_backend()
     if backend == "gpu":
         return "pallas_gpu"
-    fits = backend == "tpu" and tpu_kernel_fits(head_dim) and kv_heads_per_device == 1
-    return "pallas_tpu" if fits else "blockwise"
+    return "pallas_tpu" if backend == "tpu" and tpu_kernel_fits(head_dim) else "blockwise"
 
 
 def tpu_kernel_fits(head_dim: int) -> bool:
@@ -79,7 +80,7 @@ def decode_attention(q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.A
                      impl: str | None = None) -> jax.Array:
     """q [B, N, H], k/v [B, K, S, H], kv_lengths [B] (>= 1) -> [B, N, H]: softmax(q k^T / sqrt(H)) v
     over the first kv_lengths[b] positions of row b (query heads grouped over KV heads as Qwen's GQA)."""
-    impl = impl or default_impl(q.shape[-1], k.shape[1] // _tensor_split(k.shape[1]))
+    impl = impl or default_impl(q.shape[-1])
     block = key_block(k.shape[2])
     if impl == "blockwise":
         return _blockwise(q, k, v, kv_lengths, block)
@@ -92,13 +93,6 @@ def decode_attention(q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.A
     raise ValueError(f"unknown decode attention {impl!r}; known: {IMPLS}")
 
 
-def _tensor_split(kv_heads: int) -> int:
-    """Devices the KV heads are split over under the traced mesh ("tensor", where it divides them)."""
-    mesh = jax.sharding.get_abstract_mesh()
-    tensor = 1 if mesh.empty or "tensor" not in mesh.axis_names else mesh.shape["tensor"]
-    return tensor if kv_heads % tensor == 0 else 1
-
-
 def _per_shard(kernel, q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.Array) -> jax.Array:
     """kernel(q, k, v, kv_lengths) on each device's rows and KV heads under the traced mesh, if any."""
     mesh = jax.sharding.get_abstract_mesh()
@@ -106,7 +100,7 @@ def _per_shard(kernel, q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax
         return kernel(q, k, v, kv_lengths)
     batch = tuple(a for a in BATCH_AXES if a in mesh.axis_names)
     batch = batch if batch and q.shape[0] % math.prod(mesh.shape[a] for a in batch) == 0 else None
-    heads = "tensor" if _tensor_split(k.shape[1]) > 1 else None
+    heads = "tensor" if "tensor" in mesh.axis_names and k.shape[1] % mesh.shape["tensor"] == 0 else None
     P = jax.sharding.PartitionSpec
     return jax.shard_map(kernel, mesh=mesh, in_specs=(P(batch, heads), P(batch, heads), P(batch, heads), P(batch)),
                          out_specs=P(batch, heads), check_vma=False)(q, k, v, kv_lengths)
@@ -162,11 +156,13 @@ def _pallas_tpu(q, k, v, kv_lengths, *, interpret):
         raise ValueError(f"decode attention 'pallas_tpu' needs head_dim a multiple of {TPU_LANES}, not {H} "
                          "(use 'blockwise')")
     page = tpu_page(S)
-    pages = B * K * S // page
-    q_scaled = (q.astype(jnp.float32) / jnp.sqrt(jnp.float32(H))).reshape(B * K, N // K, H)  # [B*K, G, H]
-    k_pages, v_pages = (x.reshape(1, pages, page, H) for x in (k, v))  # one KV head: [1, B*K*S/P, P, H]
-    page_table = jnp.arange(pages, dtype=jnp.int32).reshape(B * K, S // page)  # (row, head) -> its pages
-    lengths = jnp.repeat(kv_lengths.astype(jnp.int32), K)  # [B*K]
+    own = jnp.eye(K, dtype=bool)[:, None, :, None]  # [K, 1, K, 1]: KV head j's dims among the K*H side by side
+    q_scaled = (q.astype(jnp.float32) / jnp.sqrt(jnp.float32(H))).reshape(B, K, N // K, 1, H)  # [B, K, G, 1, H]
+    q_wide = jnp.where(own, q_scaled, 0.0).reshape(B, N, K * H)  # zero outside its own head's dims
+    k_pages, v_pages = (x.transpose(0, 2, 1, 3).reshape(1, B * S // page, page, K * H) for x in (k, v))
+    page_table = jnp.arange(B * S // page, dtype=jnp.int32).reshape(B, S // page)  # row -> its pages
     with pltpu.force_tpu_interpret_mode() if interpret else contextlib.nullcontext():
-        out = paged_attention(q_scaled, k_pages, v_pages, lengths, page_table, pages_per_compute_block=1)  # f32
+        out = paged_attention(q_wide, k_pages, v_pages, kv_lengths.astype(jnp.int32), page_table,
+                              pages_per_compute_block=1)  # [B, N, K*H] f32
+    out = jnp.where(own, out.reshape(B, K, N // K, K, H), 0.0).sum(axis=3)  # [B, K, G, H]: its own head's dims
     return out.reshape(B, N, H).astype(q.dtype)
