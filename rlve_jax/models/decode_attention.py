@@ -23,7 +23,8 @@ signature, same values up to rounding (tests/test_engine.py, tests/test_tpu_deco
   kernel in Pallas' TPU interpreter on CPU (tests).
 The kernels run on each device's shard (rows over the data axes, KV heads over "tensor" where they divide)
 when traced under a mesh (`traced_under(mesh)`, as the engine's decode segment is): the SPMD partitioner
-cannot split a Mosaic kernel call (it refuses) nor a Triton one (it would gather the cache).
+cannot split a Mosaic kernel call (it refuses) nor a Triton one (a custom call without a partitioning rule
+gets replicated operands: the whole cache on every device).
 """
 
 from __future__ import annotations
