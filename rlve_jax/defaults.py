@@ -34,6 +34,9 @@ def base_config() -> ml_collections.ConfigDict:
     # Training/prefill attention (rlve_jax/models/attention.py): "auto" = cuDNN flash on GPU, Pallas splash on TPU,
     # memory-efficient blockwise elsewhere; or "reference" (XLA, [T, T] scores), "blockwise", "cudnn", "pallas_tpu".
     c.model.attention_impl = "auto"
+    # The rollout engine's decode attention (rlve_jax/models/decode_attention.py): "auto" = the Pallas GPU decode
+    # kernel on GPU, the Pallas TPU paged kernel on TPU (head_dim a multiple of 128), blockwise elsewhere; or by name.
+    c.model.decode_attention = "auto"
 
     c.tokenizer = ml_collections.ConfigDict()
     c.tokenizer.path = ""  # "" = the model directory; "tiny" = build the small tokenizer of the tiny run
@@ -296,6 +299,7 @@ DOMAINS: dict[str, Domain] = {
     "model.path": TEXT, "model.preset": TEXT, "model.dtype": choice("float32", "bfloat16", "float16"),
     "model.remat": BOOL, "model.scan_layers": BOOL,
     "model.attention_impl": choice("auto", "reference", "blockwise", "cudnn", "pallas_tpu"),
+    "model.decode_attention": choice("auto", "blockwise", "pallas_gpu", "pallas_tpu"),
     "tokenizer.path": TEXT, "tokenizer.prompt_format": choice("chat", "tinyzero"),
     "tokenizer.boxed_instruction": BOOL,
     "env.collection": NON_EMPTY, "env.workers": integer(0), "env.timeout_s": number(0.0, lo_open=True),

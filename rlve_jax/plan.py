@@ -39,7 +39,7 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax.models import attention
+from rlve_jax.models import attention, decode_attention
 from rlve_jax.rl import losses
 from rlve_jax.generation import engine, sampler
 from rlve_jax.runtime import distributed, sharding
@@ -192,6 +192,8 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
     tensor = config.mesh.sampler_tensor or config.mesh.tensor
     sampler_mesh = sharding.sampler_mesh(mesh, tensor) if devices is None else first_host_mesh(mesh, tensor)
     device = mesh.devices.flat[0]
+    if cfg.decode_attention is None:  # the engine's default on the platform compiled for (a TPU slice from a CPU host)
+        cfg = dataclasses.replace(cfg, decode_attention=decode_attention.default_impl(cfg.head_dim, device.platform))
     notes.append(f"{mesh.size} x {device.platform} ({device.device_kind}) devices, mesh {dict(mesh.shape)}, "
                  f"{cfg.param_dtype} weights, attention {attention.resolve(cfg.attention_impl)}, "
                  f"remat={cfg.remat}, generation: {config.rollout.engine} engine")

@@ -97,8 +97,6 @@ def test_train_step_lowers_for_the_presets_platform(name):
 @pytest.mark.parametrize("name", PRESETS)
 def test_engine_and_static_sampler_lower_for_the_presets_platform(name):
     platform, devices, per_process, _, decode_impl = PRESETS[name]
-    if decode_impl == "pallas_tpu" and "pallas_tpu" not in engine_decode_impls():
-        decode_impl = "blockwise"
     config = preset(name)
     cfg = dataclasses.replace(plan.model_config_for(config)[0], decode_attention=decode_impl)
     _, sampler_mesh = meshes(config, devices, per_process)
@@ -126,16 +124,9 @@ def test_engine_and_static_sampler_lower_for_the_presets_platform(name):
     assert '{"data", "fsdp"}' in cache_shardings[0]
     # KV heads over tensor where it divides them (tpu_v5e: 4 chips, 2 KV heads: every chip holds all heads)
     assert ('"tensor"' in cache_shardings[0]) == (cfg.num_kv_heads % tensor == 0), cache_shardings
-    if decode_impl == "pallas_gpu":
-        assert "triton" in segment.mlir_module()  # the Pallas decode kernel, not the pure-JAX loop
-    if decode_impl == "pallas_tpu":
-        assert "tpu_custom_call" in segment.mlir_module()
-
-
-def engine_decode_impls() -> tuple[str, ...]:
-    from rlve_jax.models import decode_attention
-
-    return decode_attention.IMPLS
+    kernel = {"pallas_gpu": "triton", "pallas_tpu": "tpu_custom_call"}[decode_impl]
+    assert kernel in segment.mlir_module()  # the Pallas decode kernel, not the pure-JAX loop,
+    assert "sdy.manual_computation" in segment.mlir_module()  # on each device's shard of the cache
 
 
 def test_cudnn_attention_cannot_lower_on_a_cpu_host():

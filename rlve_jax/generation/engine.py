@@ -39,6 +39,7 @@ from jax.sharding import Mesh, NamedSharding
 
 from rlve_jax.runtime import sharding
 from rlve_jax.runtime.shapes import bucket, pow2_at_least, pow2_at_most
+from rlve_jax.models import decode_attention
 from rlve_jax.models.model import ModelConfig, SlotCache, Transformer
 from rlve_jax.generation.sampler import SampleOutput, _per_row, kv_bytes_per_token, sample_tokens
 
@@ -239,7 +240,8 @@ def _segment(graphdef, params, slots: SlotState, stop_ids, pad_id, min_free, *, 
         i, s, out_tokens, out_logprobs, read = carry
         live = s.live
         position = jnp.where(live, s.offset + s.step - 1, 0)  # [S] where the last token goes
-        h, cache = model.hidden(s.token[:, None], position[:, None], cache=s.cache, decode=True)
+        with decode_attention.traced_under(mesh):  # its kernels run per shard of the slot cache
+            h, cache = model.hidden(s.token[:, None], position[:, None], cache=s.cache, decode=True)
         cache = sharding.constrain(cache, mesh, slot_cache_sharding)
         keys = jax.vmap(jax.random.fold_in)(jax.random.wrap_key_data(s.keys), s.step)
         token, logprob = sample_tokens(model.logits(h[:, 0]), keys, s.temperature, s.top_p, s.top_k)

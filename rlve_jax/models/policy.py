@@ -84,7 +84,8 @@ def check_model_config(model: ml_collections.ConfigDict) -> None:
 def model_overrides(model: ml_collections.ConfigDict) -> dict[str, Any]:
     """The ModelConfig fields the model section sets (numerics, layer loop, attention)."""
     return {"remat": model.remat, "scan_layers": model.scan_layers, "param_dtype": model.dtype,
-            "compute_dtype": model.dtype, "attention_impl": attention.resolve(model.attention_impl)}
+            "compute_dtype": model.dtype, "attention_impl": attention.resolve(model.attention_impl),
+            "decode_attention": None if model.decode_attention == "auto" else model.decode_attention}
 
 
 def model_config_of(model: ml_collections.ConfigDict, tokenizer: Tokenizer) -> model_lib.ModelConfig:
