@@ -68,7 +68,7 @@ def build_trainer(config: ml_collections.ConfigDict, workdir: str | Path) -> Tra
     model_config = model_config_of(config.model, tokenizer)
     check_fits(config, model_config)  # before any weight is read: a config that cannot fit fails in seconds
     policy = build_policy(model_config, tokenizer, prompt_format, mesh=config.mesh, model_path=config.model.path,
-                          seed=config.seed)
+                          seed=config.seed, lora=config.model.lora)
     rollout = config.rollout
     learner = Learner(policy, optim=config.optim, loss=config.loss, train=config.train, rollout=rollout,
                       reward_key=config.env.reward_key)

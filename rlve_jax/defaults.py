@@ -19,6 +19,10 @@ import ml_collections
 CONFIGS = Path(__file__).resolve().with_name("configs")
 
 
+# The projections LoRA can target (rlve_jax/models/lora.py's PROJECTIONS; HF's module names).
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
 def base_config() -> ml_collections.ConfigDict:
     c = ml_collections.ConfigDict()
     c.mode = "train"  # "train" (RLVE) or "eval" (rlve_jax/evaluation/evaluate.py)
@@ -37,6 +41,12 @@ def base_config() -> ml_collections.ConfigDict:
     # The rollout engine's decode attention (rlve_jax/models/decode_attention.py): "auto" = the Pallas GPU decode
     # kernel on GPU, the Pallas TPU paged kernel on TPU (head_dim a multiple of 128), blockwise elsewhere; or by name.
     c.model.decode_attention = "auto"
+    # LoRA (rlve_jax/models/lora.py, with qwix as Tunix): rank 0 trains every weight; rank r > 0 freezes the base
+    # weights and trains A [in, r] and B [r, out] on each target projection (update scaled by alpha / r).
+    c.model.lora = ml_collections.ConfigDict()
+    c.model.lora.rank = 0
+    c.model.lora.alpha = 16.0
+    c.model.lora.targets = ",".join(LORA_TARGETS)  # comma-separated, from LORA_TARGETS
 
     c.tokenizer = ml_collections.ConfigDict()
     c.tokenizer.path = ""  # "" = the model directory; "tiny" = build the small tokenizer of the tiny run
@@ -289,6 +299,9 @@ class LazyText(str):
 
 BOOL = Domain(lambda v: isinstance(v, bool), "True or False")
 TEXT = Domain(lambda v: isinstance(v, str), "a string")
+LORA_TARGET_LIST = Domain(
+    lambda v: isinstance(v, str) and bool(v.strip()) and {t.strip() for t in v.split(",")} <= set(LORA_TARGETS),
+    "a comma-separated list of " + ", ".join(LORA_TARGETS))
 NON_EMPTY = Domain(lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty string")
 PROBABILITY = number(0.0, 1.0, lo_open=True)  # (0, 1]
 
@@ -300,6 +313,8 @@ DOMAINS: dict[str, Domain] = {
     "model.remat": BOOL, "model.scan_layers": BOOL,
     "model.attention_impl": choice("auto", "reference", "blockwise", "cudnn", "pallas_tpu"),
     "model.decode_attention": choice("auto", "blockwise", "pallas_gpu", "pallas_tpu"),
+    "model.lora.rank": integer(0), "model.lora.alpha": number(0.0, lo_open=True),
+    "model.lora.targets": LORA_TARGET_LIST,
     "tokenizer.path": TEXT, "tokenizer.prompt_format": choice("chat", "tinyzero"),
     "tokenizer.boxed_instruction": BOOL,
     "env.collection": NON_EMPTY, "env.workers": integer(0), "env.timeout_s": number(0.0, lo_open=True),
@@ -386,6 +401,9 @@ def _relations(c: ml_collections.ConfigDict) -> list[str]:
     if c.loss.entropy_control == "clip_cov" and c.loss.clip_cov_low >= c.loss.clip_cov_high:
         problems.append(f"loss.clip_cov_low={c.loss.clip_cov_low:g} must be below "
                         f"loss.clip_cov_high={c.loss.clip_cov_high:g}")
+    if c.model.lora.rank and c.mode == "train" and c.warm_start.steps:
+        problems.append(f"warm_start.steps={c.warm_start.steps} trains every weight: pass warm_start.steps=0 with "
+                        f"model.lora.rank={c.model.lora.rank} (LoRA trains the adapters only)")
     if [c.mesh.data, c.mesh.fsdp, c.mesh.tensor].count(-1) > 1:
         problems.append("at most one of mesh.data, mesh.fsdp, mesh.tensor may be -1 (the remaining devices)")
     return problems or _environment_problems(c)

@@ -39,7 +39,7 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax.models import attention, decode_attention
+from rlve_jax.models import attention, decode_attention, lora as lora_lib
 from rlve_jax.rl import losses
 from rlve_jax.generation import engine, sampler
 from rlve_jax.runtime import distributed, sharding
@@ -303,11 +303,12 @@ def train_step(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> Tra
 
     data_parallel = mesh.shape["data"] * mesh.shape["fsdp"]
     replicated = NamedSharding(mesh, P())
-    graphdef, shapes, rest = _abstract_model(cfg)
-    params = _abstract(shapes, sharding.state_shardings(shapes, mesh))
+    graphdef, shapes, rest = _abstract_model(cfg, lora_lib.LoraConfig.of(config.model.lora))
+    params = _abstract(shapes, lora_lib.state_shardings(shapes, mesh, cfg.scan_layers))
+    trainable = lora_lib.split_trainable(params)[0]  # the optimizer's (the adapters only with LoRA)
     tx = make_optimizer(config.optim)
-    opt_shapes = jax.eval_shape(tx.init, params)
-    opt_state = _abstract(opt_shapes, optax.tree_map_params(tx, lambda _, p: p.sharding, opt_shapes, params,
+    opt_shapes = jax.eval_shape(tx.init, trainable)
+    opt_state = _abstract(opt_shapes, optax.tree_map_params(tx, lambda _, p: p.sharding, opt_shapes, trainable,
                                                             transform_non_params=lambda _: replicated))
     loss_config = losses.loss_config(config.loss, config.rollout.max_response_tokens)
     micro_loss = make_micro_loss(graphdef, rest, loss_config, config.rollout.temperature,
@@ -331,10 +332,19 @@ def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> li
     with mesh_context(mesh):
         accumulate = _compile(step.accumulate.lower(step.params, step.acc, step.micro), "the train step")
     apply = _compile(step.apply.lower(step.params, step.opt_state, step.acc), "the optimizer update")
+    adapters, base = lora_lib.split_trainable(step.params)
+    if jax.tree.leaves(base):  # LoRA: frozen base weights, adapters with the optimizer state and gradients
+        params = [("resident", "base weights (frozen, sharded)", per_device_bytes(base),
+                   f"{_count(base) / 1e6:,.0f}M params, no optimizer state"),
+                  ("resident", "LoRA adapters (training, sharded)", per_device_bytes(adapters),
+                   f"{_count(adapters) / 1e6:,.2f}M params (model.lora.rank={config.model.lora.rank})")]
+    else:
+        params = [("resident", "parameters (training, sharded)", per_device_bytes(step.params),
+                   f"{_count(step.params) / 1e6:,.0f}M params")]
     return [
-        ("resident", "parameters (training, sharded)", per_device_bytes(step.params),
-         f"{_count(step.params) / 1e6:,.0f}M params"),
-        ("resident", "optimizer state", per_device_bytes(step.opt_state), "AdamW moments"),
+        *params,
+        ("resident", "optimizer state", per_device_bytes(step.opt_state),
+         "AdamW moments" + (" of the adapters" if jax.tree.leaves(base) else "")),
         ("train", "gradients (f32 accumulator)", per_device_bytes(step.acc), ""),
         ("train", "activations + temporaries", max(_temp(accumulate), _temp(apply)), f"compiled; {step.detail}"),
         ("train", "batch (staging + micro-batch)", per_device_bytes(step.staging) + per_device_bytes(step.micro),
@@ -429,9 +439,9 @@ def process_baseline(mesh) -> tuple[int, str]:
     return rss // local, f"host resident memory now {rss / GB:.2f} GB over {local} CPU devices"
 
 
-def _abstract_model(cfg: ModelConfig):
-    """(graphdef, abstract parameters, abstract rest) of the model, nothing allocated."""
-    return nnx.split(nnx.eval_shape(lambda: Transformer(cfg, rngs=nnx.Rngs(0))), nnx.Param, ...)
+def _abstract_model(cfg: ModelConfig, lora: lora_lib.LoraConfig | None = None):
+    """(graphdef, abstract parameters, abstract rest) of the model (with its LoRA adapters), nothing allocated."""
+    return nnx.split(nnx.eval_shape(lambda: lora_lib.lora_model(cfg, lora, 0)), nnx.Param, ...)
 
 
 def _count(tree) -> int:

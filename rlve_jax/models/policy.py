@@ -14,7 +14,7 @@ from flax import nnx
 from jax.experimental import multihost_utils
 from jax.sharding import Mesh
 
-from rlve_jax.models import attention, convert, tiny_tokenizer
+from rlve_jax.models import attention, convert, lora as lora_lib, tiny_tokenizer
 from rlve_jax.runtime import distributed, sharding
 from rlve_jax.models import model as model_lib
 from rlve_jax.gym.env import Problem
@@ -28,6 +28,7 @@ class Policy:
 
     `mesh` spans every process's devices (training, parameters sharded fsdp); `sampler_mesh` is this
     process's devices only: each process samples its own prompts with a full copy of the parameters.
+    With LoRA (`lora`), params holds the frozen base weights and the adapters (nnx.LoRAParam) that train.
     """
 
     graphdef: Any
@@ -38,11 +39,18 @@ class Policy:
     mesh: Mesh
     sampler_mesh: Mesh
     model_config: model_lib.ModelConfig  # the shape and numerics, without merging the model to read them
+    lora: lora_lib.LoraConfig | None = None  # model.lora (None: rank 0, every weight trains)
 
     def sampler_model(self) -> nnx.Module:
-        """The model with this process's copy of the current parameters placed for the sampler."""
-        state = sharding.sampler_state(self.params, self.mesh, self.sampler_mesh)
-        return nnx.merge(self.graphdef, jax.block_until_ready(state), self.rest)
+        """The model with this process's copy of the current parameters placed for the sampler. With LoRA, the
+        adapters merged into the weights first (on the training mesh, sharded): the engine runs the plain model
+        at full-fine-tuning speed, one merge per collection instead of two extra matmuls per projection."""
+        params, graphdef = self.params, self.graphdef
+        if self.lora is not None:
+            params = lora_lib.merge_params(params, self.lora.scale, self.model_config.scan_layers)
+            graphdef = lora_lib.plain_graphdef(self.model_config)
+        state = sharding.sampler_state(params, self.mesh, self.sampler_mesh)
+        return nnx.merge(graphdef, jax.block_until_ready(state), self.rest)
 
     @property
     def stop_ids(self) -> list[int]:
@@ -97,17 +105,21 @@ def model_config_of(model: ml_collections.ConfigDict, tokenizer: Tokenizer) -> m
 
 
 def build_policy(model_config: model_lib.ModelConfig, tokenizer: Tokenizer, prompt_format: PromptFormat, *,
-                 mesh: ml_collections.ConfigDict, model_path: str, seed: int) -> Policy:
+                 mesh: ml_collections.ConfigDict, model_path: str, seed: int,
+                 lora: ml_collections.ConfigDict | None = None) -> Policy:
     """Meshes and weights: the HF checkpoint at model_path loaded onto the mesh, or the model initialised from
-    the seed."""
+    the seed; LoRA adapters on it when the model.lora section (`lora`) has a rank."""
     train_mesh = sharding.make_mesh(mesh.data, mesh.fsdp, mesh.tensor)
     sampler_mesh = sharding.sampler_mesh(train_mesh, mesh.sampler_tensor or mesh.tensor)
     if model_path:
         model = convert.load_hf(model_path, model_config, mesh=train_mesh)
     else:
         model = sharding.shard_model(model_lib.Transformer(model_config, rngs=nnx.Rngs(seed)), train_mesh)
+    adapters = lora_lib.LoraConfig.of(lora) if lora is not None else None
+    if adapters is not None:
+        model = lora_lib.add_adapters(model, adapters, seed)
     graphdef, params, rest = nnx.split(model, nnx.Param, ...)
-    return Policy(graphdef, params, rest, tokenizer, prompt_format, train_mesh, sampler_mesh, model_config)
+    return Policy(graphdef, params, rest, tokenizer, prompt_format, train_mesh, sampler_mesh, model_config, adapters)
 
 
 def load_policy(config: ml_collections.ConfigDict, env_names: Sequence[str], workdir: Path) -> Policy:
@@ -116,4 +128,4 @@ def load_policy(config: ml_collections.ConfigDict, env_names: Sequence[str], wor
     tokenizer, prompt_format = load_tokenizer(config.tokenizer, model_path=config.model.path, env_names=env_names,
                                               workdir=workdir)
     return build_policy(model_config_of(config.model, tokenizer), tokenizer, prompt_format, mesh=config.mesh,
-                        model_path=config.model.path, seed=config.seed)
+                        model_path=config.model.path, seed=config.seed, lora=config.model.get("lora"))

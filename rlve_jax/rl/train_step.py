@@ -16,6 +16,7 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
+from rlve_jax.models.lora import merge_trainable, split_trainable
 from rlve_jax.rl import losses
 from rlve_jax.rl.batching import SequenceBatch, sequence_logprobs
 
@@ -37,8 +38,10 @@ def make_optimizer(optim: ml_collections.ConfigDict) -> optax.GradientTransforma
 
 
 def init_optimizer(tx: optax.GradientTransformation, params, mesh) -> optax.OptState:
-    """The optimizer state placed like the parameters it mirrors (Adam's moments sharded as the
-    parameters are, ZeRO-3), its scalars replicated. Left to itself, jit replicates all of it."""
+    """The optimizer state of the trainable parameters (the LoRA adapters when there are, models/lora.py) placed
+    like the parameters it mirrors (Adam's moments sharded as the parameters are, ZeRO-3), its scalars
+    replicated. Left to itself, jit replicates all of it."""
+    params = split_trainable(params)[0]
     replicated = NamedSharding(mesh, P())
     shardings = optax.tree_map_params(tx, lambda _, p: p.sharding, jax.eval_shape(tx.init, params), params,
                                       transform_non_params=lambda _: replicated)
@@ -56,7 +59,7 @@ class Accumulator(NamedTuple):
     denominator: jax.Array  # f32 [], tokens (token-mean) or sequences (seq-mean-token-mean)
     tokens: jax.Array  # f32 [], response tokens
     metrics: dict  # f32 [] each, losses.policy_loss's metric sums
-    grads: Any  # f32, the parameters' tree: gradients of the loss sums
+    grads: Any  # f32, the trainable parameters' tree (lora.split_trainable): gradients of the loss sums
 
 
 def make_micro_loss(graphdef, rest, loss_config: losses.LossConfig, temperature: float,
@@ -98,7 +101,7 @@ def zero_accumulator(micro_loss, params) -> Accumulator:
     metrics = jax.eval_shape(micro_loss, params, dummy)[1][1]
     scalar = lambda: jnp.zeros((), jnp.float32)  # noqa: E731
     return Accumulator(scalar(), scalar(), scalar(), {name: scalar() for name in metrics},
-                       jax.tree.map(lambda p: jnp.zeros(p.shape, jnp.float32), params))
+                       jax.tree.map(lambda p: jnp.zeros(p.shape, jnp.float32), split_trainable(params)[0]))
 
 
 def accumulator_shardings(micro_loss, params, mesh) -> Accumulator:
@@ -106,7 +109,8 @@ def accumulator_shardings(micro_loss, params, mesh) -> Accumulator:
     shapes = jax.eval_shape(lambda: zero_accumulator(micro_loss, params))
     replicated = NamedSharding(mesh, P())
     return shapes._replace(loss=replicated, denominator=replicated, tokens=replicated,
-                           metrics={name: replicated for name in shapes.metrics}, grads=shardings_of(params))
+                           metrics={name: replicated for name in shapes.metrics},
+                           grads=shardings_of(split_trainable(params)[0]))
 
 
 def logits_tokens(train: ml_collections.ConfigDict, model_config) -> int | None:
@@ -120,13 +124,17 @@ def logits_tokens(train: ml_collections.ConfigDict, model_config) -> int | None:
 def make_accumulate(micro_loss, acc_shardings: Accumulator):
     """jit (params, acc, micro, old logprobs [b, T] or None) -> acc + the micro-batch's sums (old logprobs: see
     make_micro_loss); one compilation per micro-batch shape,
-    the accumulator updated in place (donated). Call (and lower) it under `jax.set_mesh(mesh)`, so that
-    activations stay split over the batch (attention.batch_sharded) and FSDP gathers weights instead."""
-    grad_fn = jax.value_and_grad(micro_loss, has_aux=True)
+    the accumulator updated in place (donated); gradients of the trainable parameters only. Call (and lower) it
+    under `jax.set_mesh(mesh)`, so that activations stay split over the batch (attention.batch_sharded) and FSDP
+    gathers weights instead."""
+    def trainable_loss(trainable, frozen, micro, old_logprobs):
+        return micro_loss(merge_trainable(trainable, frozen), micro, old_logprobs)
+
+    grad_fn = jax.value_and_grad(trainable_loss, has_aux=True)
 
     def accumulate(params, acc: Accumulator, micro: SequenceBatch,
                    old_logprobs: jax.Array | None = None) -> Accumulator:
-        (loss, (denominator, metrics)), grads = grad_fn(params, micro, old_logprobs)
+        (loss, (denominator, metrics)), grads = grad_fn(*split_trainable(params), micro, old_logprobs)
         step = Accumulator(loss, denominator, jnp.sum(micro.loss_mask), metrics,
                            jax.tree.map(lambda g: g.astype(jnp.float32), grads))
         return jax.tree.map(jnp.add, acc, step)
@@ -136,14 +144,16 @@ def make_accumulate(micro_loss, acc_shardings: Accumulator):
 
 def make_apply(tx: optax.GradientTransformation, params, opt_state, mesh, schedule: optax.Schedule):
     """jit (params, opt_state, acc) -> the optimiser step on acc.grads / acc.denominator (in the parameters'
-    dtype), new parameters and state placed as the old (donated), and the step's metrics."""
+    dtype) of the trainable parameters (the frozen pass through), new parameters and state placed as the old
+    (donated), and the step's metrics."""
     def apply(params, opt_state, acc: Accumulator):
+        trainable, frozen = split_trainable(params)
         denominator = jnp.maximum(acc.denominator, 1.0)
-        grads = jax.tree.map(lambda g, p: (g / denominator).astype(p.dtype), acc.grads, params)
+        grads = jax.tree.map(lambda g, p: (g / denominator).astype(p.dtype), acc.grads, trainable)
         grad_norm = optax.global_norm(grads)  # before clipping
         done = optax.tree_utils.tree_get_all_with_path(opt_state, "count")[0][1]  # Adam's update count
-        updates, opt_state = tx.update(grads, opt_state, params)
-        params = optax.apply_updates(params, updates)
+        updates, opt_state = tx.update(grads, opt_state, trainable)
+        params = merge_trainable(optax.apply_updates(trainable, updates), frozen)
         return params, opt_state, {"loss": acc.loss / denominator, "grad_norm": grad_norm, "tokens": acc.tokens,
                                    "learning_rate": schedule(done), **acc.metrics}
 

@@ -2,6 +2,8 @@
 
 A checkpoint is the model parameters, the optimizer state and one JSON record (step,
 scheduler state with its seed counter and RNG, the run's base seed, the config, pool stats).
+With LoRA the parameters saved are the adapters only: the frozen base is rebuilt from the config
+(model.path, or the preset and seed), and its fingerprint in the record must match on restore.
 Saves are atomic (orbax writes to a temporary directory and renames), so a process killed
 mid-save leaves the previous checkpoint intact.
 """
@@ -15,6 +17,11 @@ from typing import Any
 
 import jax
 import orbax.checkpoint as ocp
+
+from rlve_jax.models.lora import merge_trainable, split_trainable
+from rlve_jax.runtime.sharding import fingerprint
+
+BASE_FINGERPRINT = "lora_base_fingerprint"  # the record's checksum of a LoRA run's frozen base weights
 
 
 def _abstract(tree: Any) -> Any:
@@ -38,6 +45,9 @@ class Checkpointer:
         return step % self.every == 0
 
     def save(self, step: int, params: Any, opt_state: Any, meta: dict) -> None:
+        params, frozen = split_trainable(params)
+        if jax.tree.leaves(frozen):
+            meta = {**meta, BASE_FINGERPRINT: int(fingerprint(frozen))}
         self.manager.save(step, args=ocp.args.Composite(
             params=ocp.args.StandardSave(params),
             opt_state=ocp.args.StandardSave(opt_state),
@@ -46,19 +56,24 @@ class Checkpointer:
         self.manager.wait_until_finished()
 
     def restore(self, step: int, params_like: Any, opt_state_like: Any) -> tuple[Any, Any, dict]:
-        """Restore onto the shardings and dtypes of the given (abstract or concrete) trees."""
+        """Restore onto the shardings and dtypes of the given (abstract or concrete) trees; with LoRA,
+        params_like's base weights (concrete) are kept and the adapters restored."""
+        trainable, frozen = split_trainable(params_like)
+        _check_base(frozen, self.restore_meta(step), step)
         restored = self.manager.restore(step, args=ocp.args.Composite(
-            params=ocp.args.StandardRestore(_abstract(params_like)),
+            params=ocp.args.StandardRestore(_abstract(trainable)),
             opt_state=ocp.args.StandardRestore(_abstract(opt_state_like)),
             meta=ocp.args.JsonRestore(),
         ))
-        return restored["params"], restored["opt_state"], restored["meta"]
+        return merge_trainable(restored["params"], frozen), restored["opt_state"], restored["meta"]
 
     def restore_params(self, step: int, params_like: Any) -> Any:
-        """Only the parameters (e.g. to evaluate a training run)."""
+        """Only the parameters (e.g. to evaluate a training run); with LoRA as in `restore`."""
+        trainable, frozen = split_trainable(params_like)
+        _check_base(frozen, self.restore_meta(step), step)
         restored = self.manager.restore(step, args=ocp.args.Composite(
-            params=ocp.args.StandardRestore(_abstract(params_like))))
-        return restored["params"]
+            params=ocp.args.StandardRestore(_abstract(trainable))))
+        return merge_trainable(restored["params"], frozen)
 
     def restore_meta(self, step: int) -> dict:
         """Only the JSON record (step, scheduler state, the run's config, ...)."""
@@ -68,9 +83,24 @@ class Checkpointer:
         self.manager.close()
 
 
+def _check_base(frozen: Any, meta: dict, step: int) -> None:
+    """A LoRA checkpoint's adapters belong to the base they trained on: refuse any other, and a LoRA checkpoint
+    for a model without adapters (or the other way round)."""
+    if not jax.tree.leaves(frozen):
+        if BASE_FINGERPRINT in meta:
+            raise ValueError(f"checkpoint {step} holds LoRA adapters only: restore it with the run's model.lora")
+        return
+    if BASE_FINGERPRINT not in meta:
+        raise ValueError(f"checkpoint {step} holds every weight, not LoRA adapters: restore it with "
+                         "model.lora.rank=0 (the run's setting)")
+    if int(fingerprint(frozen)) != meta[BASE_FINGERPRINT]:
+        raise ValueError(f"checkpoint {step}'s LoRA adapters were trained on other base weights: use the run's "
+                         "model.path, or its model.preset and seed")
+
+
 def load_on_one_device(workdir: str | Path, step: int) -> tuple[Any, dict]:
-    """A checkpoint's parameters, whatever mesh wrote them, on this process's first device, and its
-    JSON record (to inspect or compare runs)."""
+    """A checkpoint's parameters (a LoRA run's: its adapters), whatever mesh wrote them, on this process's
+    first device, and its JSON record (to inspect or compare runs)."""
     directory = Path(workdir).absolute() / "checkpoints" / str(step)
     here = jax.sharding.SingleDeviceSharding(jax.devices()[0])
     with ocp.StandardCheckpointer() as checkpointer:
