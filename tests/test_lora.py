@@ -94,10 +94,12 @@ def test_config_errors_are_one_line():
 
 
 def test_adapters_start_at_the_base_model_and_merge_exactly(tokenizer_path, tmp_path):
-    """Scanned layers (adapters with a leading [L]; the loop layout is the other tests'). B = 0 at the start:
-    the base model's logits. Moved adapters: the sampler's merged model (plain, no adapters) gives the adapted
-    model's logits, on every projection (k and v share a shape: each its own)."""
-    policy = load_policy(lora_config(tokenizer_path, scan_layers=True), ["Multiplication"], tmp_path)
+    """Scanned, rematerialised layers (adapters with a leading [L]; the loop layout is the other tests'). B = 0 at
+    the start: the base model's logits. Moved adapters: the sampler's merged model (plain, no adapters) gives the
+    adapted model's logits, on every projection (k and v share a shape: each its own)."""
+    config = lora_config(tokenizer_path, scan_layers=True)
+    config.model.remat = True
+    policy = load_policy(config, ["Multiplication"], tmp_path)
     adapters, base = lora.split_trainable(policy.params)
     cfg = policy.model_config
     per_layer = sum(4 * (i + o) for i, o in [(cfg.hidden_size, cfg.num_heads * cfg.head_dim)]

@@ -2,7 +2,7 @@
 
 qwix intercepts `jnp.einsum` inside `Transformer.hidden` and adds (x @ A) @ B * alpha / rank to each targeted
 projection. A projection's weight W [in..., out...] (a leading [L] when layers are scanned) gets A [in..., r]
-(qwix's he-uniform) and B [r, out...] (zeros), stored as `nnx.LoRAParam` next to it under the names qwix looks
+(he-uniform, qwix's default) and B [r, out...] (zeros), stored as `nnx.LoRAParam` next to it under the names qwix looks
 for (`q_proj_lora_a`, `q_proj_lora_b`). They are created here rather than by qwix's first traced call, because
 the layer loop runs each layer on a module merged from its state (and scans stacked layers): attributes qwix
 set on those would be lost. Training differentiates and optimizes the adapters only (`split_trainable`); the
@@ -69,7 +69,8 @@ class LoraConfig:
 
 
 class ProjectionLora(qwix.LoraProvider):
-    """qwix's LoRA on the named projections only (qwix's rules match modules, and q/k/v/o share one)."""
+    """qwix's LoRA on the named projections only (qwix's rules match modules, and q/k/v/o share one): the
+    einsum's weight is named by qwix's own lookup (flax_util.find_param, which traces it back to the Param)."""
 
     def __init__(self, lora: LoraConfig):
         super().__init__(module_path=r"(.*/)?(attn|mlp)", op_names=("einsum",), rank=lora.rank, alpha=lora.alpha)
