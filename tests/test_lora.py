@@ -4,6 +4,7 @@ another base, the planner counts it, and the PEFT export loads in `peft` with ou
 oracle, models built from configs)."""
 
 import dataclasses
+import functools
 import json
 
 import jax
@@ -53,26 +54,28 @@ def lora_config(tokenizer_path, rank=4, targets="q_proj,k_proj,v_proj,o_proj,gat
 
 
 def perturbed(params, scale=0.05, seed=1):
-    """The adapters moved off their start (B = 0 there), so that they change the logits."""
+    """The adapters moved off their start (B = 0 there), so that they change the logits (host draws: no compile)."""
     adapters, base = lora.split_trainable(params)
+    rng = np.random.default_rng(seed)
+    moved = jax.tree.map(lambda x: jax.device_put(np.asarray(x) + scale * rng.standard_normal(x.shape, np.float32),
+                                                  x.sharding), adapters)
+    return lora.merge_trainable(moved, base)
 
-    @jax.jit
-    def move(adapters):
-        keys = iter(jax.random.split(jax.random.key(seed), len(jax.tree.leaves(adapters))))
-        return jax.tree.map(lambda x: x + scale * jax.random.normal(next(keys), x.shape), adapters)
 
-    return lora.merge_trainable(move(adapters), base)
+@functools.partial(jax.jit, static_argnums=0)
+def forward(graphdef, states, tokens, positions, mask):
+    """Logits [B, T, V] of the model (graphdef, *states); one compile per graph and placement."""
+    return nnx.merge(graphdef, *states)(tokens, positions, mask)
 
 
 def logits(policy, params, tokens, positions, mask):
-    """The adapted model's logits [B, T, V] (jit: qwix's interception traced once)."""
-    forward = jax.jit(lambda p, *batch: nnx.merge(policy.graphdef, p, policy.rest)(*batch))
-    return np.asarray(forward(params, tokens, positions, mask))
+    """The adapted model's logits (through qwix's interception, traced once)."""
+    return np.asarray(forward(policy.graphdef, (params, policy.rest), tokens, positions, mask))
 
 
 def plain_logits(model, tokens, positions, mask):
     graphdef, state = nnx.split(model)
-    return np.asarray(jax.jit(lambda s, *batch: nnx.merge(graphdef, s)(*batch))(state, tokens, positions, mask))
+    return np.asarray(forward(graphdef, (state,), tokens, positions, mask))
 
 
 def batch_of(vocab, seed=0):
@@ -95,8 +98,8 @@ def test_config_errors_are_one_line():
 
 def test_adapters_start_at_the_base_model_and_merge_exactly(tokenizer_path, tmp_path):
     """Scanned, rematerialised layers (adapters with a leading [L]; the loop layout is the other tests'). B = 0 at
-    the start: the base model's logits. Moved adapters: the sampler's merged model (plain, no adapters) gives the
-    adapted model's logits, on every projection (k and v share a shape: each its own)."""
+    the start: the sampler's plain model (the base) gives the adapted model's logits. Moved adapters: the sampler's
+    merged weights still do, on every projection (k and v share a shape: each its own)."""
     config = lora_config(tokenizer_path, scan_layers=True)
     config.model.remat = True
     policy = load_policy(config, ["Multiplication"], tmp_path)
@@ -108,15 +111,15 @@ def test_adapters_start_at_the_base_model_and_merge_exactly(tokenizer_path, tmp_
                     + [(cfg.hidden_size, cfg.intermediate_size)] * 2 + [(cfg.intermediate_size, cfg.hidden_size)])
     assert sum(x.size for x in jax.tree.leaves(adapters)) == cfg.num_layers * per_layer
     tokens, positions, mask = right_padded_batch([7, 12, 3], 12)
-    plain = Transformer(cfg, rngs=nnx.Rngs(0))  # the preset's base from the run's seed (0)
-    base_logits = plain_logits(plain, tokens, positions, mask)
-    np.testing.assert_allclose(logits(policy, policy.params, tokens, positions, mask), base_logits, atol=1e-6, rtol=0)
-    policy.params = perturbed(policy.params)
-    adapted = logits(policy, policy.params, tokens, positions, mask)
+    start = logits(policy, policy.params, tokens, positions, mask)
     sampler = policy.sampler_model()
     assert not lora.has_adapters(nnx.state(sampler)) and type(sampler) is Transformer
-    np.testing.assert_allclose(plain_logits(sampler, tokens, positions, mask)[mask], adapted[mask], atol=1e-5, rtol=0)
-    assert np.abs(adapted - base_logits)[mask].max() > 1e-2
+    np.testing.assert_allclose(plain_logits(sampler, tokens, positions, mask), start, atol=1e-6, rtol=0)
+    policy.params = perturbed(policy.params)
+    adapted = logits(policy, policy.params, tokens, positions, mask)
+    merged = plain_logits(policy.sampler_model(), tokens, positions, mask)
+    np.testing.assert_allclose(merged[mask], adapted[mask], atol=1e-5, rtol=0)
+    assert np.abs(adapted - start)[mask].max() > 1e-2
 
 
 def test_targets_choose_the_projections(tokenizer_path, tmp_path):
@@ -130,15 +133,19 @@ def test_targets_choose_the_projections(tokenizer_path, tmp_path):
                                logits(policy, policy.params, tokens, positions, mask)[mask], atol=1e-5, rtol=0)
 
 
-def train_steps(policy, params, opt_state, steps, first=0):
-    """`steps` accumulate + apply steps of the trainer's own functions on fixed batches, from copies of params
-    and opt_state (apply donates its inputs)."""
-    params, opt_state = jax.tree.map(jnp.copy, (params, opt_state))
+def step_functions(policy, tx, opt_state):
+    """The trainer's accumulate and apply for the policy's model (jitted once, reused by every run below)."""
     micro_loss = train_step.make_micro_loss(policy.graphdef, policy.rest, losses.LossConfig(), 1.0)
-    shardings = train_step.accumulator_shardings(micro_loss, params, policy.mesh)
-    accumulate = train_step.make_accumulate(micro_loss, shardings)
-    tx = train_step.make_optimizer(OPTIM)
-    apply = train_step.make_apply(tx, params, opt_state, policy.mesh, train_step.learning_rate(OPTIM))
+    accumulate = train_step.make_accumulate(micro_loss, train_step.accumulator_shardings(micro_loss, policy.params,
+                                                                                          policy.mesh))
+    apply = train_step.make_apply(tx, policy.params, opt_state, policy.mesh, train_step.learning_rate(OPTIM))
+    return micro_loss, accumulate, apply
+
+
+def train_steps(policy, functions, params, opt_state, steps, first=0):
+    """`steps` accumulate + apply steps on fixed batches, from copies of params and opt_state (apply donates)."""
+    micro_loss, accumulate, apply = functions
+    params, opt_state = jax.tree.map(jnp.copy, (params, opt_state))
     with jax.set_mesh(policy.mesh):
         for step in range(first, first + steps):
             acc = accumulate(params, train_step.zero_accumulator(micro_loss, params),
@@ -158,23 +165,23 @@ def test_only_adapters_train_and_checkpoints_resume_exactly(tokenizer_path, tmp_
     opt_state = train_step.init_optimizer(tx, policy.params, policy.mesh)
     adam = [x for x in jax.tree.leaves(opt_state) if x.ndim]
     assert sum(x.size for x in adam) == 2 * sum(x.size for x in jax.tree.leaves(start_adapters))
-    one, opt_one = train_steps(policy, policy.params, opt_state, 1)
+    functions = step_functions(policy, tx, opt_state)
+    one, opt_one = train_steps(policy, functions, policy.params, opt_state, 1)
     adapters, base = lora.split_trainable(one)
     for a, b in zip(jax.tree.leaves(base), jax.tree.leaves(start_base)):
         np.testing.assert_array_equal(a, b)
     start = dict(nnx.to_flat_state(start_adapters))
     moved = {str(p[-1]): not np.array_equal(a[...], start[p][...]) for p, a in nnx.to_flat_state(adapters)}
     assert all(moved[n] for n in moved if n.endswith("_b"))  # B from 0; A's gradient is 0 while B is 0
-    two, _ = train_steps(policy, policy.params, opt_state, 2)
+    two, _ = train_steps(policy, functions, policy.params, opt_state, 2)
 
     checkpointer = Checkpointer(tmp_path / "run")
     checkpointer.save(1, one, opt_one, {"step": 1, "config": config.to_dict()})
     saved = jax.tree.leaves(checkpointer.manager.item_metadata(1)["params"])
     assert len(saved) == len(jax.tree.leaves(adapters))  # the adapters, not the base
     fresh = load_policy(config, ["Multiplication"], tmp_path)
-    fresh.params, restored_opt, meta = checkpointer.restore(1, fresh.params, train_step.init_optimizer(
-        tx, fresh.params, fresh.mesh))
-    resumed, _ = train_steps(fresh, fresh.params, restored_opt, 1, first=1)
+    fresh.params, restored_opt, _ = checkpointer.restore(1, fresh.params, opt_state)  # opt_state: the target
+    resumed, _ = train_steps(fresh, functions, fresh.params, restored_opt, 1, first=1)
     for a, b in zip(jax.tree.leaves(resumed), jax.tree.leaves(two)):
         np.testing.assert_array_equal(a, b)
 
