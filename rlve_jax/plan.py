@@ -44,7 +44,7 @@ from rlve_jax.rl import losses
 from rlve_jax.generation import engine, sampler
 from rlve_jax.runtime import distributed, sharding
 from rlve_jax.rl.batching import SequenceBatch, bucket, fine_bucket
-from rlve_jax.models.model import ModelConfig, Transformer
+from rlve_jax.models.model import ModelConfig
 
 DEFAULT_SHAPE = "r1-distill-qwen-1.5b"  # the paper's model, when the config names none
 GB = 1e9
