@@ -18,8 +18,12 @@ def get_config():
     config.steps = 150
     config.env.collection = "Sorting"
     config.env.reward_key = "accuracy"
+    config.rollout.max_rounds = 4  # dynamic sampling: up to 4 x 16 prompts drawn to find informative groups
     config.rollout.max_response_tokens = 40  # level 7: 10 numbers, ~25 tokens
+    config.loss.shaping = "overlong"  # DAPO's penalty over the last 8 tokens: keeps the stop token under RL
     config.loss.overlong_buffer = 8
+    config.optim.lr = 5e-4
+    config.optim.warmup_steps = 10
     config.warm_start.steps = 500
     config.warm_start.max_difficulty = 7  # every list length the arms see, so accuracy falls with the level
     return config
