@@ -192,10 +192,12 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
     tensor = config.mesh.sampler_tensor or config.mesh.tensor
     sampler_mesh = sharding.sampler_mesh(mesh, tensor) if devices is None else first_host_mesh(mesh, tensor)
     device = mesh.devices.flat[0]
-    if cfg.decode_attention is None:  # the engine's default on the platform compiled for (a TPU slice from a CPU host)
-        cfg = dataclasses.replace(cfg, decode_attention=decode_attention.default_impl(cfg.head_dim, device.platform))
+    # "auto" attention and decode attention: the platform compiled for's (a TPU slice from a CPU host: TPU kernels)
+    cfg = dataclasses.replace(cfg, attention_impl=attention.resolve(cfg.attention_impl, device.platform),
+                              decode_attention=cfg.decode_attention or decode_attention.default_impl(cfg.head_dim,
+                                                                                                    device.platform))
     notes.append(f"{mesh.size} x {device.platform} ({device.device_kind}) devices, mesh {dict(mesh.shape)}, "
-                 f"{cfg.param_dtype} weights, attention {attention.resolve(cfg.attention_impl)}, "
+                 f"{cfg.param_dtype} weights, attention {cfg.attention_impl}, "
                  f"remat={cfg.remat}, generation: {config.rollout.engine} engine")
     if device.platform == "cpu" and cfg.compute_dtype == "bfloat16":
         notes.append("the CPU compiler computes bf16 in f32 and updates caches out of place: its temporaries "

@@ -31,6 +31,7 @@ def test_the_tiny_plan_compiles_for_a_v5e_slice():
     assert parts[("rollout", "decode temporaries")] > 0  # compiled by libtpu: not the CPU estimate
     assert parts[("baseline", "process baseline")] == 0  # no process runs on the slice
     assert "4 x tpu (TPU v5 lite) devices" in result.table()
+    assert "attention pallas_tpu" in result.table()  # attention_impl "auto" is the slice's splash, not this host's
     print(result.table())
 
 

@@ -14,7 +14,7 @@ from flax import nnx
 from jax.experimental import multihost_utils
 from jax.sharding import Mesh
 
-from rlve_jax.models import attention, convert, lora as lora_lib, tiny_tokenizer
+from rlve_jax.models import convert, lora as lora_lib, tiny_tokenizer
 from rlve_jax.runtime import distributed, sharding
 from rlve_jax.models import model as model_lib
 from rlve_jax.gym.env import Problem
@@ -92,7 +92,8 @@ def check_model_config(model: ml_collections.ConfigDict) -> None:
 def model_overrides(model: ml_collections.ConfigDict) -> dict[str, Any]:
     """The ModelConfig fields the model section sets (numerics, layer loop, attention)."""
     return {"remat": model.remat, "scan_layers": model.scan_layers, "param_dtype": model.dtype,
-            "compute_dtype": model.dtype, "attention_impl": attention.resolve(model.attention_impl),
+            "compute_dtype": model.dtype,
+            "attention_impl": model.attention_impl,  # "auto": the backend's at trace time (plan: the one compiled for)
             "decode_attention": None if model.decode_attention == "auto" else model.decode_attention}
 
 
