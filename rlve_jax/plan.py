@@ -113,15 +113,17 @@ class Plan:
 def model_config_for(config: ml_collections.ConfigDict) -> tuple[ModelConfig, str]:
     """The model shape (config.model.path's config.json, else config.model.preset, else the default)
     with the config tree's numerics, and where it came from."""
-    from rlve_jax.models.policy import model_overrides
+    from rlve_jax.models.policy import check_decode_attention, model_overrides
 
     overrides = model_overrides(config.model)
     if config.model.path:
-        return ModelConfig.from_hf(config.model.path, **overrides), f"{config.model.path}/config.json"
-    if config.model.preset:
-        return ModelConfig.preset(config.model.preset, **overrides), f"preset {config.model.preset}"
-    return (ModelConfig.preset(DEFAULT_SHAPE, **overrides),
-            f"preset {DEFAULT_SHAPE} (the config names no model: pass --config.model.path or --config.model.preset)")
+        cfg, source = ModelConfig.from_hf(config.model.path, **overrides), f"{config.model.path}/config.json"
+    elif config.model.preset:
+        cfg, source = ModelConfig.preset(config.model.preset, **overrides), f"preset {config.model.preset}"
+    else:
+        cfg, source = (ModelConfig.preset(DEFAULT_SHAPE, **overrides), f"preset {DEFAULT_SHAPE} (the config names "
+                       "no model: pass --config.model.path or --config.model.preset)")
+    return check_decode_attention(cfg), source
 
 
 def largest_micro_batch(config: ml_collections.ConfigDict, data_parallel: int) -> tuple[int, int]:
