@@ -122,7 +122,7 @@ def test_engine_and_static_sampler_lower_for_the_presets_platform(name):
     assert cache_shardings == [sdy(c.sharding.spec, len(c.shape)) for c in cache]  # slots over data x fsdp,
     tensor = sampler_mesh.shape["tensor"]
     assert '{"data", "fsdp"}' in cache_shardings[0]
-    # KV heads over tensor where it divides them (tpu_v5e: 4 chips, 2 KV heads: every chip holds all heads)
+    # KV heads over tensor where it divides them (where it does not, every chip of a tensor group holds all heads)
     assert ('"tensor"' in cache_shardings[0]) == (cfg.num_kv_heads % tensor == 0), cache_shardings
     kernel = {"pallas_gpu": "triton", "pallas_tpu": "tpu_custom_call"}[decode_impl]
     assert kernel in segment.mlir_module()  # the Pallas decode kernel, not the pure-JAX loop,
