@@ -113,15 +113,17 @@ class Plan:
 def model_config_for(config: ml_collections.ConfigDict) -> tuple[ModelConfig, str]:
     """The model shape (config.model.path's config.json, else config.model.preset, else the default)
     with the config tree's numerics, and where it came from."""
-    from rlve_jax.models.policy import model_overrides
+    from rlve_jax.models.policy import check_decode_attention, model_overrides
 
     overrides = model_overrides(config.model)
     if config.model.path:
-        return ModelConfig.from_hf(config.model.path, **overrides), f"{config.model.path}/config.json"
-    if config.model.preset:
-        return ModelConfig.preset(config.model.preset, **overrides), f"preset {config.model.preset}"
-    return (ModelConfig.preset(DEFAULT_SHAPE, **overrides),
-            f"preset {DEFAULT_SHAPE} (the config names no model: pass --config.model.path or --config.model.preset)")
+        cfg, source = ModelConfig.from_hf(config.model.path, **overrides), f"{config.model.path}/config.json"
+    elif config.model.preset:
+        cfg, source = ModelConfig.preset(config.model.preset, **overrides), f"preset {config.model.preset}"
+    else:
+        cfg, source = (ModelConfig.preset(DEFAULT_SHAPE, **overrides), f"preset {DEFAULT_SHAPE} (the config names "
+                       "no model: pass --config.model.path or --config.model.preset)")
+    return check_decode_attention(cfg), source
 
 
 def largest_micro_batch(config: ml_collections.ConfigDict, data_parallel: int) -> tuple[int, int]:
@@ -192,10 +194,12 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
     tensor = config.mesh.sampler_tensor or config.mesh.tensor
     sampler_mesh = sharding.sampler_mesh(mesh, tensor) if devices is None else first_host_mesh(mesh, tensor)
     device = mesh.devices.flat[0]
-    if cfg.decode_attention is None:  # the engine's default on the platform compiled for (a TPU slice from a CPU host)
-        cfg = dataclasses.replace(cfg, decode_attention=decode_attention.default_impl(cfg.head_dim, device.platform))
+    # "auto" attention and decode attention: the platform compiled for's (a TPU slice from a CPU host: TPU kernels)
+    cfg = dataclasses.replace(cfg, attention_impl=attention.resolve(cfg.attention_impl, device.platform),
+                              decode_attention=cfg.decode_attention or decode_attention.default_impl(cfg.head_dim,
+                                                                                                    device.platform))
     notes.append(f"{mesh.size} x {device.platform} ({device.device_kind}) devices, mesh {dict(mesh.shape)}, "
-                 f"{cfg.param_dtype} weights, attention {attention.resolve(cfg.attention_impl)}, "
+                 f"{cfg.param_dtype} weights, attention {cfg.attention_impl}, "
                  f"remat={cfg.remat}, generation: {config.rollout.engine} engine")
     if device.platform == "cpu" and cfg.compute_dtype == "bfloat16":
         notes.append("the CPU compiler computes bf16 in f32 and updates caches out of place: its temporaries "

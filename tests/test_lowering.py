@@ -122,7 +122,7 @@ def test_engine_and_static_sampler_lower_for_the_presets_platform(name):
     assert cache_shardings == [sdy(c.sharding.spec, len(c.shape)) for c in cache]  # slots over data x fsdp,
     tensor = sampler_mesh.shape["tensor"]
     assert '{"data", "fsdp"}' in cache_shardings[0]
-    # KV heads over tensor where it divides them (tpu_v5e: 4 chips, 2 KV heads: every chip holds all heads)
+    # KV heads over tensor where it divides them (where it does not, every chip of a tensor group holds all heads)
     assert ('"tensor"' in cache_shardings[0]) == (cfg.num_kv_heads % tensor == 0), cache_shardings
     kernel = {"pallas_gpu": "triton", "pallas_tpu": "tpu_custom_call"}[decode_impl]
     assert kernel in segment.mlir_module()  # the Pallas decode kernel, not the pure-JAX loop,
@@ -137,3 +137,25 @@ def test_cudnn_attention_cannot_lower_on_a_cpu_host():
     with pytest.raises(ValueError, match="attention_impl='cudnn' needs a GPU backend"), plan.mesh_context(mesh):
         step = plan.train_step(config, cfg, mesh)
         export(step.accumulate, (step.params, step.acc, step.micro), {}, "cuda")
+
+
+@pytest.mark.parametrize("name", ["tpu_v5e.py", "tpu_v5p.py"])
+def test_prefills_lower_with_splash_attention_on_each_chips_shard(name):
+    """`attention_impl=auto` is splash (a Mosaic kernel) on TPU, and Mosaic kernels cannot be partitioned
+    automatically: the engine's prefill and the static sampler's chunk run it per shard of the sampler mesh."""
+    platform, devices, per_process, _, decode_impl = PRESETS[name]
+    config = preset(name, **{"model.attention_impl": "pallas_tpu"})
+    cfg = dataclasses.replace(plan.model_config_for(config)[0], decode_attention=decode_impl)
+    _, sampler_mesh = meshes(config, devices, per_process)
+    graphdef, shapes, _ = plan._abstract_model(cfg)
+    params = plan._abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
+    r = config.rollout
+    eng = engine.Engine(cfg, max_prompt_tokens=r.max_prompt_tokens, max_new_tokens=r.max_response_tokens,
+                        budget_tokens=64 * 1024, segment_steps=r.segment_steps, mesh=sampler_mesh)
+    prefill = export(*eng.prefill_call(graphdef, params, *eng.largest_prefill(16, r.samples_per_prompt)), platform)
+    chunk = export(*sampler.chunk_call(graphdef, params, prompts=2, prompt_length=r.max_prompt_tokens,
+                                       group=r.samples_per_prompt, max_new_tokens=r.max_response_tokens,
+                                       mesh=sampler_mesh), platform)
+    for exported in (prefill, chunk):
+        text = exported.mlir_module()
+        assert "tpu_custom_call" in text and "sdy.manual_computation" in text

@@ -3,6 +3,8 @@ the slot cache as pages) against the pure-JAX loop, run on CPU by Pallas' TPU in
 `tpu`. The engine's decode segment with it, lowered for the TPU presets' meshes: tests/test_lowering.py;
 compiled by libtpu for a v5e slice: tests/test_tpu_compile.py."""
 
+import types
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -10,9 +12,9 @@ import pytest
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax import defaults
+from rlve_jax import defaults, plan
 from rlve_jax.models import decode_attention
-from rlve_jax.models.policy import model_overrides
+from rlve_jax.models.policy import model_config_of, model_overrides
 from rlve_jax.runtime import sharding
 
 
@@ -89,3 +91,20 @@ def test_the_config_key_names_the_engines_decode_attention():
     config.model.decode_attention = "paged"
     with pytest.raises(defaults.ConfigError, match="model.decode_attention='paged' must be one of 'auto', "):
         defaults.validate(config)
+
+
+def test_an_explicit_tpu_kernel_that_the_models_head_dim_does_not_fit_fails_at_start_up():
+    """The model's shape (what the builder and the planner construct first) checks it, not the first decode trace."""
+    config = defaults.base_config()
+    config.model.preset, config.model.decode_attention = "micro", "pallas_tpu"  # head_dim 32
+    defaults.validate(config)
+    tokenizer = types.SimpleNamespace(vocab_size=512)
+    error = r"model.decode_attention='pallas_tpu' needs head_dim a multiple of 128, and this model's is 32"
+    with pytest.raises(defaults.ConfigError, match=error):
+        model_config_of(config.model, tokenizer)
+    with pytest.raises(defaults.ConfigError, match=error):
+        plan.model_config_for(config)
+    config.model.preset = "qwen3-0.6b"  # head_dim 128
+    assert model_config_of(config.model, tokenizer).decode_attention == "pallas_tpu"
+    config.model.preset, config.model.decode_attention = "micro", "auto"
+    assert model_config_of(config.model, tokenizer).decode_attention is None

@@ -184,13 +184,14 @@ def slot_cache_sharding(mesh: Mesh, shape: tuple[int, ...]) -> NamedSharding:
     return NamedSharding(mesh, sharding.fit_spec((sharding.BATCH, "tensor", None, None), shape, mesh))
 
 
-@functools.partial(jax.jit, static_argnames=("graphdef",))
-def _prefill(graphdef, params, tokens, lengths):
+@functools.partial(jax.jit, static_argnames=("graphdef", "mesh"))
+def _prefill(graphdef, params, tokens, lengths, *, mesh: Mesh | None):
     """Prefixes [P, Lb] right-padded -> their caches (LayerCache [.., P, Lb, K, H]) and last logits [P, V]."""
     model: Transformer = nnx.merge(graphdef, params)
     P, Lb = tokens.shape
     positions = jnp.broadcast_to(jnp.arange(Lb, dtype=jnp.int32), (P, Lb))
-    h, cache = model.hidden(tokens, positions, positions < lengths[:, None], model.init_cache(P, Lb))
+    with decode_attention.traced_under(mesh):  # attention kernels (TPU splash) run per shard of the batch
+        h, cache = model.hidden(tokens, positions, positions < lengths[:, None], model.init_cache(P, Lb))
     return cache, model.logits(h[jnp.arange(P), lengths - 1])
 
 
@@ -339,7 +340,7 @@ class Engine:
         """(jitted prefill, its arguments, keywords) for a batch of `prefixes` x `length` tokens; params may
         be abstract: `fn.lower(*args, **kwargs)` or jax.export of it."""
         return _prefill, (graphdef, params, self._row_struct((prefixes, length), jnp.int32),
-                          self._row_struct((prefixes,), jnp.int32)), {}
+                          self._row_struct((prefixes,), jnp.int32)), dict(mesh=self.mesh)
 
     def segment_call(self, graphdef, params, n_slots: int, n_stop_ids: int = 1) -> tuple[Callable, tuple, dict]:
         """(jitted decode segment, its arguments, keywords) over n_slots slots (see prefill_call)."""
@@ -387,7 +388,8 @@ class Engine:
             prefix = group[0].prompt + group[0].tokens
             tokens[i, :len(prefix)] = prefix
             lengths[i] = len(prefix)
-        cache, logits = _prefill(graphdef, params, _place(tokens, self.mesh), _place(lengths, self.mesh))
+        cache, logits = _prefill(graphdef, params, _place(tokens, self.mesh), _place(lengths, self.mesh),
+                                 mesh=self.mesh)
         self.stats.prefills += 1
         self.stats.prefilled_tokens += int(lengths[:len(groups)].sum())
         pre_bytes = sum(x.nbytes for x in jax.tree.leaves(cache))

@@ -24,6 +24,7 @@ from jax.sharding import Mesh
 
 from rlve_jax.runtime import sharding
 from rlve_jax.runtime.shapes import bucket, pow2_at_least, pow2_at_most
+from rlve_jax.models import decode_attention
 from rlve_jax.models.model import LayerCache, ModelConfig, Transformer
 
 
@@ -194,7 +195,8 @@ def _generate_chunk(graphdef, state, prompts, prompt_lengths, active, row_keys, 
 
     positions = jnp.broadcast_to(jnp.arange(Lp, dtype=jnp.int32), (P, Lp))
     mask = positions < prompt_lengths[:, None]
-    h, cache = model.hidden(prompts, positions, mask, model.init_cache(P, Lp))  # [P, Lp, D]
+    with decode_attention.traced_under(mesh):  # attention kernels (TPU splash) run per shard of the prompts
+        h, cache = model.hidden(prompts, positions, mask, model.init_cache(P, Lp))  # [P, Lp, D]
     logits = model.logits(h[jnp.arange(P), prompt_lengths - 1])  # [P, V] f32
     def expand(c):  # each prompt's cache [.., P, Lp, K, H] goes to its G rows, with room for M new tokens
         return jnp.pad(jnp.repeat(c, G, axis=-4), [(0, 0)] * (c.ndim - 3) + [(0, M), (0, 0), (0, 0)])

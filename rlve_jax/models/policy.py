@@ -14,7 +14,8 @@ from flax import nnx
 from jax.experimental import multihost_utils
 from jax.sharding import Mesh
 
-from rlve_jax.models import attention, convert, lora as lora_lib, tiny_tokenizer
+from rlve_jax.defaults import ConfigError
+from rlve_jax.models import convert, decode_attention, lora as lora_lib, tiny_tokenizer
 from rlve_jax.runtime import distributed, sharding
 from rlve_jax.models import model as model_lib
 from rlve_jax.gym.env import Problem
@@ -92,7 +93,8 @@ def check_model_config(model: ml_collections.ConfigDict) -> None:
 def model_overrides(model: ml_collections.ConfigDict) -> dict[str, Any]:
     """The ModelConfig fields the model section sets (numerics, layer loop, attention)."""
     return {"remat": model.remat, "scan_layers": model.scan_layers, "param_dtype": model.dtype,
-            "compute_dtype": model.dtype, "attention_impl": attention.resolve(model.attention_impl),
+            "compute_dtype": model.dtype,
+            "attention_impl": model.attention_impl,  # "auto": the backend's at trace time (plan: the one compiled for)
             "decode_attention": None if model.decode_attention == "auto" else model.decode_attention}
 
 
@@ -100,8 +102,19 @@ def model_config_of(model: ml_collections.ConfigDict, tokenizer: Tokenizer) -> m
     """The model's shape and numerics, without its weights: the checkpoint's config.json, or a preset sized to
     the tokenizer. The memory plan needs only this, so it runs before any weight is read."""
     if model.path:
-        return model_lib.ModelConfig.from_hf(model.path, **model_overrides(model))
-    return model_lib.ModelConfig.preset(model.preset, vocab_size=tokenizer.vocab_size, **model_overrides(model))
+        return check_decode_attention(model_lib.ModelConfig.from_hf(model.path, **model_overrides(model)))
+    return check_decode_attention(model_lib.ModelConfig.preset(model.preset, vocab_size=tokenizer.vocab_size,
+                                                               **model_overrides(model)))
+
+
+def check_decode_attention(cfg: model_lib.ModelConfig) -> model_lib.ModelConfig:
+    """cfg, unless model.decode_attention names the TPU kernel and the model's head_dim does not fit it: that fails
+    here, at start-up, not at the first decode step's trace."""
+    if cfg.decode_attention == "pallas_tpu" and not decode_attention.tpu_kernel_fits(cfg.head_dim):
+        raise ConfigError(f"bad config: model.decode_attention='pallas_tpu' needs head_dim a multiple of "
+                          f"{decode_attention.TPU_LANES}, and this model's is {cfg.head_dim} "
+                          "(use 'auto' or 'blockwise')")
+    return cfg
 
 
 def build_policy(model_config: model_lib.ModelConfig, tokenizer: Tokenizer, prompt_format: PromptFormat, *,
