@@ -94,10 +94,10 @@ def test_train_step_lowers_for_the_presets_platform(name):
         assert kernels == (impl == "pallas_tpu"), impl  # splash is a Mosaic kernel call
 
 
-@pytest.mark.parametrize("name", PRESETS)
-def test_engine_and_static_sampler_lower_for_the_presets_platform(name):
+def sampler_side(name: str, **overrides):
+    """A preset's model config, abstract sampler-mesh parameters and engine (64 K-token budget) for exports."""
     platform, devices, per_process, _, decode_impl = PRESETS[name]
-    config = preset(name)
+    config = preset(name, **overrides)
     cfg = dataclasses.replace(plan.model_config_for(config)[0], decode_attention=decode_impl)
     _, sampler_mesh = meshes(config, devices, per_process)
     graphdef, shapes, _ = plan._abstract_model(cfg)
@@ -105,6 +105,12 @@ def test_engine_and_static_sampler_lower_for_the_presets_platform(name):
     r = config.rollout
     eng = engine.Engine(cfg, max_prompt_tokens=r.max_prompt_tokens, max_new_tokens=r.max_response_tokens,
                         budget_tokens=64 * 1024, segment_steps=r.segment_steps, mesh=sampler_mesh)
+    return platform, per_process, decode_impl, r, cfg, sampler_mesh, graphdef, params, eng
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_engine_and_static_sampler_lower_for_the_presets_platform(name):
+    platform, per_process, decode_impl, r, cfg, sampler_mesh, graphdef, params, eng = sampler_side(name)
     slots = eng.slots_for_rows(r.oversample_prompts * r.samples_per_prompt)
     segment = export(*eng.segment_call(graphdef, params, slots), platform)
     prefixes, length = eng.largest_prefill(slots, r.samples_per_prompt)
@@ -143,15 +149,8 @@ def test_cudnn_attention_cannot_lower_on_a_cpu_host():
 def test_prefills_lower_with_splash_attention_on_each_chips_shard(name):
     """`attention_impl=auto` is splash (a Mosaic kernel) on TPU, and Mosaic kernels cannot be partitioned
     automatically: the engine's prefill and the static sampler's chunk run it per shard of the sampler mesh."""
-    platform, devices, per_process, _, decode_impl = PRESETS[name]
-    config = preset(name, **{"model.attention_impl": "pallas_tpu"})
-    cfg = dataclasses.replace(plan.model_config_for(config)[0], decode_attention=decode_impl)
-    _, sampler_mesh = meshes(config, devices, per_process)
-    graphdef, shapes, _ = plan._abstract_model(cfg)
-    params = plan._abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
-    r = config.rollout
-    eng = engine.Engine(cfg, max_prompt_tokens=r.max_prompt_tokens, max_new_tokens=r.max_response_tokens,
-                        budget_tokens=64 * 1024, segment_steps=r.segment_steps, mesh=sampler_mesh)
+    splash = {"model.attention_impl": "pallas_tpu"}
+    platform, _, _, r, _, sampler_mesh, graphdef, params, eng = sampler_side(name, **splash)
     prefill = export(*eng.prefill_call(graphdef, params, *eng.largest_prefill(16, r.samples_per_prompt)), platform)
     chunk = export(*sampler.chunk_call(graphdef, params, prompts=2, prompt_length=r.max_prompt_tokens,
                                        group=r.samples_per_prompt, max_new_tokens=r.max_response_tokens,

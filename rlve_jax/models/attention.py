@@ -65,22 +65,22 @@ def attend(q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.Array | Non
                                            implementation="cudnn")
         return out.astype(q.dtype)
     if impl == "pallas_tpu":
-        return _per_shard(functools.partial(splash, causal=causal, block=block, interpret=interpret), q, k, v, lengths)
+        return per_shard(functools.partial(splash, causal=causal, block=block, interpret=interpret), q, k, v, lengths,
+                         head_axis=2)
     raise AssertionError(impl)
 
 
-def _per_shard(kernel, q: jax.Array, k: jax.Array, v: jax.Array, lengths: jax.Array) -> jax.Array:
-    """Run a Pallas kernel on each device's shard (batch over the data axes, heads over "tensor") when traced
-    under `jax.set_mesh`: the SPMD partitioner cannot split a kernel call itself."""
+def per_shard(kernel, q: jax.Array, k: jax.Array, v: jax.Array, lengths: jax.Array, *, head_axis: int) -> jax.Array:
+    """Run a Pallas kernel on each device's shard (rows over the data axes, heads at `head_axis` over "tensor")
+    when traced under `jax.set_mesh`: the SPMD partitioner cannot split a kernel call itself (Mosaic refuses,
+    and XLA would gather a Triton call's operands). Without a traced mesh, the kernel on the whole arrays."""
     mesh = jax.sharding.get_abstract_mesh()
     if mesh.empty:
         return kernel(q, k, v, lengths)
     batch = tuple(a for a in BATCH_AXES if a in mesh.axis_names)
     batch = batch if batch and q.shape[0] % math.prod(mesh.shape[a] for a in batch) == 0 else None
-    heads = "tensor" if "tensor" in mesh.axis_names and k.shape[2] % mesh.shape["tensor"] == 0 else None
-    if batch is None and heads is None:
-        return kernel(q, k, v, lengths)
-    spec = jax.sharding.PartitionSpec(batch, None, heads, None)
+    heads = "tensor" if "tensor" in mesh.axis_names and k.shape[head_axis] % mesh.shape["tensor"] == 0 else None
+    spec = jax.sharding.PartitionSpec(batch, *[None] * (head_axis - 1), heads)
     return jax.shard_map(kernel, mesh=mesh, in_specs=(spec, spec, spec, jax.sharding.PartitionSpec(batch)),
                          out_specs=spec, check_vma=False)(q, k, v, lengths)
 

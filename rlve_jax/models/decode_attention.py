@@ -31,14 +31,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 
 import jax
 import jax.numpy as jnp
 
+from rlve_jax.models.attention import per_shard
+
 IMPLS = ("blockwise", "pallas_gpu", "pallas_gpu_interpret", "pallas_tpu", "pallas_tpu_interpret")
 TPU_LANES = 128  # the paged kernel's head_dim must be a multiple of this
-BATCH_AXES = ("data", "fsdp")  # rlve_jax.runtime.sharding.BATCH (not imported: sharding imports the model's callers)
 TPU_PAGE_KEYS = 512  # the paged kernel's keys per page and compute block, at most
 
 
@@ -87,24 +87,11 @@ def decode_attention(q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.A
         return _blockwise(q, k, v, kv_lengths, block)
     if impl in ("pallas_gpu", "pallas_gpu_interpret"):
         kernel = functools.partial(_pallas_gpu, block=block, interpret=impl == "pallas_gpu_interpret")
-        return _per_shard(kernel, q, k, v, kv_lengths)
+        return per_shard(kernel, q, k, v, kv_lengths, head_axis=1)
     if impl in ("pallas_tpu", "pallas_tpu_interpret"):
         kernel = functools.partial(_pallas_tpu, interpret=impl == "pallas_tpu_interpret")
-        return _per_shard(kernel, q, k, v, kv_lengths)
+        return per_shard(kernel, q, k, v, kv_lengths, head_axis=1)
     raise ValueError(f"unknown decode attention {impl!r}; known: {IMPLS}")
-
-
-def _per_shard(kernel, q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.Array) -> jax.Array:
-    """kernel(q, k, v, kv_lengths) on each device's rows and KV heads under the traced mesh, if any."""
-    mesh = jax.sharding.get_abstract_mesh()
-    if mesh.empty:
-        return kernel(q, k, v, kv_lengths)
-    batch = tuple(a for a in BATCH_AXES if a in mesh.axis_names)
-    batch = batch if batch and q.shape[0] % math.prod(mesh.shape[a] for a in batch) == 0 else None
-    heads = "tensor" if "tensor" in mesh.axis_names and k.shape[1] % mesh.shape["tensor"] == 0 else None
-    P = jax.sharding.PartitionSpec
-    return jax.shard_map(kernel, mesh=mesh, in_specs=(P(batch, heads), P(batch, heads), P(batch, heads), P(batch)),
-                         out_specs=P(batch, heads), check_vma=False)(q, k, v, kv_lengths)
 
 
 def _blockwise(q, k, v, kv_lengths, block):
