@@ -23,6 +23,7 @@ from rlve_jax.gym import scheduler as gym_scheduler
 from rlve_jax.gym.scheduler import AdaptiveScheduler
 from rlve_jax.models.model import ModelConfig
 from rlve_jax.models.policy import build_policy, check_model_config, load_tokenizer, model_config_of
+from rlve_jax.rl.async_collector import AsyncCollector
 from rlve_jax.rl.collector import Collector
 from rlve_jax.rl.learner import Learner
 from rlve_jax.rl.warm_start import warm_start
@@ -45,7 +46,8 @@ def make_scheduler(scheduler: ml_collections.ConfigDict, env_names: Sequence[str
 
 def check_fits(config: ml_collections.ConfigDict, model_config: ModelConfig) -> None:
     """The batch layout on the mesh and the memory plan, from shapes alone."""
-    mesh = sharding.make_mesh(config.mesh.data, config.mesh.fsdp, config.mesh.tensor)
+    mesh, _ = sharding.make_meshes(config.mesh.data, config.mesh.fsdp, config.mesh.tensor,
+                                   config.mesh.sampler_tensor or config.mesh.tensor, config.mesh.rollout_devices)
     data_parallel = mesh.shape["data"] * mesh.shape["fsdp"]
     if config.train.micro_batch_size % data_parallel:
         raise ValueError(f"train.micro_batch_size={config.train.micro_batch_size} must be a multiple of the "
@@ -83,6 +85,8 @@ def build_trainer(config: ml_collections.ConfigDict, workdir: str | Path) -> Tra
                                segment_steps=rollout.segment_steps)
     collector = Collector(policy, pool, scheduler, generator, env_names=env_names, rollout=rollout, seed=config.seed,
                           reward_key=config.env.reward_key, max_failure_share=config.env.max_failure_share)
+    # Split meshes: the next step's rollouts are collected while the learner updates (train.max_staleness).
+    pipeline = AsyncCollector(collector, policy, config.train.max_staleness) if config.mesh.rollout_devices else None
     metrics = MetricsWriter(workdir, config.log.tensorboard, enabled=distributed.is_primary(),
                             wandb=wandb_writer(config, workdir, distributed.is_primary()))
     warm = config.warm_start
@@ -95,4 +99,4 @@ def build_trainer(config: ml_collections.ConfigDict, workdir: str | Path) -> Tra
     return Trainer(env_names=env_names, scheduler=scheduler, pool=pool, collector=collector, learner=learner,
                    checkpointer=Checkpointer(workdir, config.checkpoint.every, config.checkpoint.keep),
                    metrics=metrics, workdir=workdir, steps=config.steps, run_config=config.to_dict(),
-                   progress=config.log.progress, warm_start=warm_up, hooks=hooks)
+                   progress=config.log.progress, warm_start=warm_up, hooks=hooks, pipeline=pipeline)

@@ -142,6 +142,10 @@ def base_config() -> ml_collections.ConfigDict:
     # > 0: micro-batches of length-sorted sequences holding up to this many tokens (rows x padded length),
     # lengths bucketed finely (padding <= ~10%); 0 = micro_batch_size rows padded to the batch's longest.
     c.train.max_tokens_per_micro_batch = 0
+    # With mesh.rollout_devices > 0 (one-step-off-policy, rlve_jax/rl/async_collector.py): how many updates the
+    # rollout weights lag the learner's. 1: step k+1's rollouts are generated with the weights before update k,
+    # while update k runs; 0: after it (no overlap: the synchronous schedule on the two sub-meshes).
+    c.train.max_staleness = 1
 
     c.warm_start = ml_collections.ConfigDict()  # supervised warm-up on reference answers (tiny run)
     c.warm_start.steps = 0
@@ -154,6 +158,10 @@ def base_config() -> ml_collections.ConfigDict:
     c.mesh.fsdp = -1  # -1 = all remaining devices
     c.mesh.tensor = 1  # must divide each process's device count
     c.mesh.sampler_tensor = 0  # tensor-parallel size of each process's sampler mesh; 0 = mesh.tensor
+    # > 0: the last N devices generate the rollouts (a sampler mesh of their own) and the others train (data x
+    # fsdp x tensor of them), and step k+1's rollouts are generated while update k runs (train.max_staleness;
+    # one process; README "One-step-off-policy training"). 0 = every device does both, in turn (synchronous).
+    c.mesh.rollout_devices = 0
     # Memory per device (GB) the planner (rlve_jax/plan.py) and the trainer's start-up check hold a config
     # to; 0 = the device's own (memory_stats) where known, else no limit.
     c.mesh.device_memory_gb = 0.0
@@ -344,11 +352,11 @@ DOMAINS: dict[str, Domain] = {
     "optim.b2": number(0.0, 1.0, hi_open=True), "optim.eps": number(0.0, lo_open=True),
     "optim.weight_decay": number(0.0), "optim.grad_clip": number(0.0), "optim.warmup_steps": integer(0),
     "train.micro_batch_size": integer(1), "train.max_tokens_per_micro_batch": integer(0),
-    "train.steps_per_rollout": integer(1),
+    "train.steps_per_rollout": integer(1), "train.max_staleness": integer(0, 1),
     "warm_start.steps": integer(0), "warm_start.batch_size": integer(1), "warm_start.lr": number(0.0, lo_open=True),
     "warm_start.max_difficulty": integer(0),
     "mesh.data": integer(1, also=(-1,)), "mesh.fsdp": integer(1, also=(-1,)), "mesh.tensor": integer(1, also=(-1,)),
-    "mesh.sampler_tensor": integer(0), "mesh.device_memory_gb": number(0.0),
+    "mesh.sampler_tensor": integer(0), "mesh.device_memory_gb": number(0.0), "mesh.rollout_devices": integer(0),
     "distributed.num_processes": integer(0), "distributed.coordinator_address": TEXT,
     "distributed.process_id": integer(-1),
     "xla_flags": TEXT, "compilation_cache_dir": TEXT,
@@ -404,6 +412,9 @@ def _relations(c: ml_collections.ConfigDict) -> list[str]:
     if c.model.lora.rank and c.mode == "train" and c.warm_start.steps:
         problems.append(f"warm_start.steps={c.warm_start.steps} trains every weight: pass warm_start.steps=0 with "
                         f"model.lora.rank={c.model.lora.rank} (LoRA trains the adapters only)")
+    if c.mesh.rollout_devices and c.distributed.num_processes != 1:
+        problems.append(f"mesh.rollout_devices={c.mesh.rollout_devices} runs on one process: set "
+                        "distributed.num_processes=1 (or mesh.rollout_devices=0)")
     if [c.mesh.data, c.mesh.fsdp, c.mesh.tensor].count(-1) > 1:
         problems.append("at most one of mesh.data, mesh.fsdp, mesh.tensor may be -1 (the remaining devices)")
     return problems or _environment_problems(c)

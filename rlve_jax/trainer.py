@@ -5,6 +5,9 @@ Every process (one per host, see rlve_jax/runtime/distributed.py) runs this same
 leaves every process with the same records of the step's groups, so the scheduler update agrees
 everywhere, and the kept groups become one global batch on the training mesh, in draw order:
 the result does not depend on the process count.
+
+With mesh.rollout_devices > 0 an AsyncCollector (rlve_jax/rl/async_collector.py) collects step k+1's batch on
+the rollout sub-mesh while the learner updates on step k's (train.max_staleness steps of weight lag).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from flax import nnx
 
 from rlve_jax.gym.pool import EnvPool, PoolStats
 from rlve_jax.gym.scheduler import AdaptiveScheduler, Rollout
+from rlve_jax.rl.async_collector import AsyncCollector
 from rlve_jax.rl.collector import Collector, rollout_metrics
 from rlve_jax.rl.learner import Learner
 from rlve_jax.runtime import distributed, sharding
@@ -37,9 +41,11 @@ class Trainer:
     def __init__(self, *, env_names: Sequence[str], scheduler: AdaptiveScheduler, pool: EnvPool,
                  collector: Collector, learner: Learner, checkpointer: Checkpointer, metrics: MetricsWriter,
                  workdir: Path, steps: int, run_config: dict, progress: bool = True,
-                 warm_start: Callable[[], None] | None = None, hooks: Sequence[Hook] = ()):
+                 warm_start: Callable[[], None] | None = None, hooks: Sequence[Hook] = (),
+                 pipeline: AsyncCollector | None = None):
         self.env_names, self.scheduler, self.pool = list(env_names), scheduler, pool
         self.collector, self.learner, self.checkpointer, self.metrics = collector, learner, checkpointer, metrics
+        self.pipeline = pipeline  # one-step-off-policy: wraps `collector`; None: collect in the loop
         self.policy = learner.policy
         self.workdir, self.steps, self.run_config, self.progress = Path(workdir), steps, run_config, progress
         self.warm_start, self.hooks = warm_start, list(hooks)
@@ -49,7 +55,7 @@ class Trainer:
     def meta(self) -> dict:
         return {"step": self.step, "seed": self.run_config["seed"], "scheduler": self.scheduler.state_dict(),
                 "pool_stats": self.pool.stats.as_dict(), "config": self.run_config,
-                "collector": self.collector.state_dict()}
+                "collector": (self.pipeline or self.collector).state_dict()}  # the pipeline's: its batch ahead
 
     def save(self) -> None:
         self.checkpointer.save(self.step, self.policy.params, self.learner.opt_state, self.meta())
@@ -74,7 +80,7 @@ class Trainer:
         self.policy.params, self.learner.opt_state, meta = self.checkpointer.restore(latest, self.policy.params,
                                                                                       self.learner.opt_state)
         self.scheduler.load_state_dict(meta["scheduler"])
-        self.collector.load_state_dict(meta.get("collector", {}))
+        (self.pipeline or self.collector).load_state_dict(meta.get("collector", {}))
         self.pool.stats = PoolStats.from_dict(meta.get("pool_stats", {}))
         self.step = meta["step"]
         self.metrics.resume_at(self.step)
@@ -84,13 +90,15 @@ class Trainer:
     # -- the loop -----------------------------------------------------------
     def train_one_step(self) -> dict[str, float]:
         start = time.perf_counter()
-        collection = self.collector.collect(self.step)
+        collection = self.pipeline.take(self.step) if self.pipeline else self.collector.collect(self.step)
         records = collection.records
         promoted = self.scheduler.update(
             Rollout(self.env_names[env], int(difficulty), float(accuracy))
             for env, difficulty, accuracies in zip(records.env, records.difficulty, records.accuracy)
             for accuracy in accuracies)
         metrics = {**rollout_metrics(records, self.env_names, collection.stats), **collection.failures}
+        if self.pipeline and self.step + 1 < self.steps:  # max_staleness 1: drawn with these weights, during the update
+            self.pipeline.start(self.step + 1, version=self.step)
         train_start = time.perf_counter()
         if len(collection.kept):
             metrics.update(self.learner.update(collection))
@@ -99,8 +107,14 @@ class Trainer:
             metrics[f"difficulty/{env}"] = h
         metrics["scheduler/promotions"] = len(promoted)
         self.step += 1
+        if self.pipeline and self.step < self.steps:  # max_staleness 0: drawn with the new weights
+            self.pipeline.start(self.step, version=self.step)
+        if self.pipeline and self.hooks:  # an evaluation shares the pool and the rollout mesh
+            self.pipeline.wait()
         for hook in self.hooks:
             metrics.update(hook(self.step))
+        if self.pipeline:
+            metrics.update(self.pipeline.take_seconds())
         metrics["time/step"] = time.perf_counter() - start
         return metrics
 
@@ -144,6 +158,8 @@ class Trainer:
         print(f"plots: {', '.join(str(p) for p in written)}")
 
     def close(self) -> None:
+        if self.pipeline:
+            self.pipeline.close()
         self.pool.close()
         self.checkpointer.close()
         self.metrics.close()

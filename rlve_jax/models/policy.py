@@ -28,7 +28,8 @@ class Policy:
     """The model split into (graphdef, params, rest), with its tokenizer, prompt format and meshes.
 
     `mesh` spans every process's devices (training, parameters sharded fsdp); `sampler_mesh` is this
-    process's devices only: each process samples its own prompts with a full copy of the parameters.
+    process's devices only: each process samples its own prompts with a full copy of the parameters (with
+    mesh.rollout_devices > 0: the training mesh and the rollout sub-mesh are disjoint).
     With LoRA (`lora`), params holds the frozen base weights and the adapters (nnx.LoRAParam) that train.
     """
 
@@ -122,8 +123,8 @@ def build_policy(model_config: model_lib.ModelConfig, tokenizer: Tokenizer, prom
                  lora: ml_collections.ConfigDict | None = None) -> Policy:
     """Meshes and weights: the HF checkpoint at model_path loaded onto the mesh, or the model initialised from
     the seed; LoRA adapters on it when the model.lora section (`lora`) has a rank."""
-    train_mesh = sharding.make_mesh(mesh.data, mesh.fsdp, mesh.tensor)
-    sampler_mesh = sharding.sampler_mesh(train_mesh, mesh.sampler_tensor or mesh.tensor)
+    train_mesh, sampler_mesh = sharding.make_meshes(mesh.data, mesh.fsdp, mesh.tensor,
+                                                    mesh.sampler_tensor or mesh.tensor, mesh.rollout_devices)
     if model_path:
         model = convert.load_hf(model_path, model_config, mesh=train_mesh)
     else:

@@ -17,6 +17,7 @@ from typing import NamedTuple, Sequence
 import jax
 import ml_collections
 import numpy as np
+from flax import nnx
 
 from rlve_jax.runtime import distributed
 from rlve_jax.models.policy import Policy
@@ -104,9 +105,11 @@ class Collector:
     def sampling_key(self, step: int, round_index: int) -> jax.Array:
         return jax.random.fold_in(jax.random.fold_in(jax.random.key(self.seed), step), round_index)
 
-    def collect(self, step: int) -> Collection:
+    def collect(self, step: int, model: nnx.Module | None = None, version: int | None = None) -> Collection:
         """Dynamic sampling: draw rounds until enough groups with unequal rewards are kept.
 
+        `model`: the sampler's weights, those after `version` updates (default: the current parameters, version
+        `step`); the staleness metrics count step - version per token on top of the partial rollouts' own lag.
         Raises FailureBudgetExceeded on every process when one lost more than env.max_failure_share of
         the step's generations or verifications.
         """
@@ -114,7 +117,8 @@ class Collector:
         self.pool.take_tally()  # count this step's items only (not an evaluation's before it)
         stats = RolloutStats()
         start = time.perf_counter()
-        model = self.policy.sampler_model()  # the training parameters, gathered onto this process's sampler
+        if model is None:
+            model, version = self.policy.sampler_model(), step  # the training parameters, on this process's sampler
         stats.seconds["reshard"] = time.perf_counter() - start
         mine: list[Group] = []
         rounds: list[GroupRecords] = []
@@ -133,7 +137,7 @@ class Collector:
                 need = cfg.prompts_per_step - len(kept)
                 groups, self.carried = sample_groups_partial(
                     self.policy, model, self.pool, valid, self.sampling, key, stats, prompt_ids=ids,
-                    engine=self.generator, carried=self.carried, version=step,
+                    engine=self.generator, carried=self.carried, version=version,
                     enough=lambda done: sum(map(self.keeps, done)) >= need)
             else:
                 groups = sample_groups(self.policy, model, self.pool, valid, self.sampling, key, stats,
@@ -158,6 +162,9 @@ class Collector:
         stats.sampled_logprob_sum = float(distributed.allgather(np.array([stats.sampled_logprob_sum])).sum())
         stats.drawn_groups, stats.kept_groups = len(records.owner), len(kept)
         stats.carried_rows = sum(not r.done for g in self.carried for r in g.rows)
+        if stats.generated_tokens:  # every token's age counted from the sampler's version, plus its lag
+            stats.staleness_sum += (step - version) * stats.generated_tokens
+            stats.staleness_max += step - version
         failures = self.pool.take_tally()
         message = failure_budget_message(failures, self.max_failure_share, f"step {step + 1}")
         if distributed.any_process(message is not None):  # every process stops at the same step

@@ -49,6 +49,40 @@ def make_mesh(data: int = 1, fsdp: int = -1, tensor: int = 1, devices=None) -> M
     return Mesh(grid, AXES, axis_types=(AxisType.Auto,) * len(AXES))
 
 
+def split_devices(devices: list, rollout_devices: int) -> tuple[list, list]:
+    """(training devices, rollout devices): the last `rollout_devices` of `devices` generate, the rest train.
+    0: every device does both (the synchronous path: no rollout devices of its own)."""
+    if rollout_devices and jax.process_count() > 1:
+        raise ValueError(f"mesh.rollout_devices={rollout_devices} runs on one process (the rollout sub-mesh is "
+                         "one process's devices): set --config.mesh.rollout_devices=0 on several hosts")
+    if rollout_devices >= len(devices):
+        raise ValueError(f"mesh.rollout_devices={rollout_devices} leaves no training device: there are "
+                         f"{len(devices)} devices in all (set it below {len(devices)})")
+    return devices[:len(devices) - rollout_devices], devices[len(devices) - rollout_devices:]
+
+
+def make_meshes(data: int, fsdp: int, tensor: int, sampler_tensor: int, rollout_devices: int = 0,
+                devices=None) -> tuple[Mesh, Mesh]:
+    """(training mesh, sampler mesh) of the mesh config section's sizes. rollout_devices = 0: the training mesh
+    spans every device and each process samples on its own share of it (`sampler_mesh`); > 0: two disjoint
+    sub-meshes, training on the first devices, sampling on a (1, rollout_devices / tensor, tensor) mesh of the
+    last ones (one-step-off-policy training, rlve_jax/rl/async_collector.py)."""
+    devices = list(jax.devices() if devices is None else devices)
+    train, rollout = split_devices(devices, rollout_devices)
+    try:
+        mesh = make_mesh(data, fsdp, tensor, devices=train)
+    except ValueError as error:
+        raise ValueError(f"{error}{' left for training by mesh.rollout_devices' if rollout_devices else ''}") \
+            from None
+    if not rollout_devices:
+        return mesh, sampler_mesh(mesh, sampler_tensor)
+    if rollout_devices % sampler_tensor:
+        raise ValueError(f"mesh.sampler_tensor={sampler_tensor} (0: mesh.tensor) must divide "
+                         f"mesh.rollout_devices={rollout_devices}")
+    grid = np.asarray(rollout, dtype=object).reshape(1, -1, sampler_tensor)
+    return mesh, Mesh(grid, AXES, axis_types=(AxisType.Auto,) * len(AXES))
+
+
 def sampler_mesh(mesh: Mesh, tensor: int) -> Mesh:
     """This process's devices of the training mesh as its sampler's (1, n / tensor, tensor) mesh.
 
@@ -68,10 +102,13 @@ def sampler_mesh(mesh: Mesh, tensor: int) -> Mesh:
 def sampler_state(state: nnx.State, mesh: Mesh, sampler: Mesh) -> nnx.State:
     """Training parameters (fsdp over every process's devices) -> this process's copy on its sampler mesh.
 
-    One reshard onto every process's sampler mesh stacked along "data" (replicated across processes,
-    split over the sampler's tensor axis) hands each device just its own shard; the process's arrays
-    are then views of those shards.
+    A sampler mesh disjoint from the training mesh (mesh.rollout_devices > 0, one process) gets a copy sent
+    to its devices (replicated over its data axes, split over its tensor axis). Otherwise one reshard onto
+    every process's sampler mesh stacked along "data" (replicated across processes, split over the sampler's
+    tensor axis) hands each device just its own shard; the process's arrays are then views of those shards.
     """
+    if set(sampler.devices.flat).isdisjoint(mesh.devices.flat):
+        return jax.device_put(state, state_shardings(state, sampler, fsdp=False))
     stacked = Mesh(mesh.devices.reshape(-1, *sampler.devices.shape[1:]), AXES, axis_types=sampler.axis_types)
     gathered = jax.device_put(state, state_shardings(state, stacked, fsdp=False))
 
