@@ -190,9 +190,13 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
         model_config, source = model_config_for(config)
         notes.append(f"model shape: {source}")
     cfg = model_config
-    mesh = sharding.make_mesh(config.mesh.data, config.mesh.fsdp, config.mesh.tensor, devices=devices)
     tensor = config.mesh.sampler_tensor or config.mesh.tensor
-    sampler_mesh = sharding.sampler_mesh(mesh, tensor) if devices is None else first_host_mesh(mesh, tensor)
+    if devices is None or config.mesh.rollout_devices:  # mesh.rollout_devices: two disjoint sub-meshes
+        mesh, sampler_mesh = sharding.make_meshes(config.mesh.data, config.mesh.fsdp, config.mesh.tensor, tensor,
+                                                  config.mesh.rollout_devices, devices)
+    else:
+        mesh = sharding.make_mesh(config.mesh.data, config.mesh.fsdp, config.mesh.tensor, devices=devices)
+        sampler_mesh = first_host_mesh(mesh, tensor)
     device = mesh.devices.flat[0]
     # "auto" attention and decode attention: the platform compiled for's (a TPU slice from a CPU host: TPU kernels)
     cfg = dataclasses.replace(cfg, attention_impl=attention.resolve(cfg.attention_impl, device.platform),
@@ -238,7 +242,7 @@ def generation_phases(config: ml_collections.ConfigDict, mesh, sampler_mesh) -> 
     prompt_tokens = r.max_prompt_tokens or 2048
     phases = {}
     if config.mode != "eval":
-        processes = max(1, mesh.devices.size // sampler_mesh.devices.size)
+        processes = 1 if config.mesh.rollout_devices else max(1, mesh.devices.size // sampler_mesh.devices.size)
         prompts = -(-r.oversample_prompts // processes)
         phases["rollout"] = Generation(prompts * r.samples_per_prompt, r.samples_per_prompt, prompt_tokens,
                                        r.max_response_tokens, f"{prompts} prompts x {r.samples_per_prompt}")
@@ -512,6 +516,7 @@ def _force_cpu_devices(config: ml_collections.ConfigDict) -> None:
         return
     jax.config.update("jax_platforms", "cpu")  # no probing for absent accelerators
     needed = math.prod(max(1, n) for n in (config.mesh.data, config.mesh.fsdp, config.mesh.tensor))
+    needed += config.mesh.rollout_devices
     flag = "--xla_force_host_platform_device_count"
     if needed > 1 and flag not in os.environ.get("XLA_FLAGS", ""):
         os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {flag}={needed}".strip()
