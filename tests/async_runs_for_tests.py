@@ -24,6 +24,7 @@ OVERRIDES = {
     "rollout.samples_per_prompt": 4, "rollout.oversample_prompts": 4, "rollout.max_response_tokens": 8,
     "train.micro_batch_size": 12, "checkpoint.every": 1, "checkpoint.keep": 10, "log.progress": False,
     "log.tensorboard": False, "mesh.rollout_devices": 2,
+    "optim.warmup_steps": 0,  # the first update moves the weights: a lag of one update is visible from batch 2 on
 }
 
 
