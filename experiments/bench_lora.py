@@ -27,6 +27,7 @@ from rlve_jax import export
 from rlve_jax.builder import build_trainer
 from rlve_jax.defaults import validate
 from rlve_jax.models import convert, lora
+from rlve_jax.runtime import trainable
 
 
 def tiny(steps: int):
@@ -54,10 +55,10 @@ def run(rank: int, steps: int, workdir: Path, base: Path) -> dict:
     validate(config)
     trainer = build_trainer(config, workdir)
     trainer.run()
-    trainable, frozen = lora.split_trainable(trainer.policy.params)
+    optimized, frozen = trainable.split_trainable(trainer.policy.params)
     records = [json.loads(line) for line in (workdir / "metrics.jsonl").read_text().splitlines()]
     train = [r for r in records if r.get("kind", "train") == "train" and "train/loss" in r][1:]
-    return {"trainable": sum(x.size for x in jax.tree.leaves(trainable)),
+    return {"trainable": sum(x.size for x in jax.tree.leaves(optimized)),
             "frozen": sum(x.size for x in jax.tree.leaves(frozen)),
             "optimizer bytes": sum(x.nbytes for x in jax.tree.leaves(trainer.learner.opt_state)),
             "train s": float(np.median([r["time/train"] for r in train])),
@@ -74,7 +75,7 @@ def peft_difference(workdir: Path, trainer) -> tuple[float, float]:
     policy = trainer.policy
     here = jax.devices()[0]
     params = jax.device_put(jax.device_get(policy.params), here)
-    _, frozen = lora.split_trainable(params)
+    _, frozen = trainable.split_trainable(params)
     base = nnx.merge(lora.plain_graphdef(policy.model_config), frozen, policy.rest)
     rng = np.random.default_rng(0)
     tokens = rng.integers(3, policy.model_config.vocab_size, (4, 32)).astype(np.int32)

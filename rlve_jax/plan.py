@@ -42,7 +42,7 @@ from jax.sharding import PartitionSpec as P
 from rlve_jax.models import attention, decode_attention, lora as lora_lib
 from rlve_jax.rl import losses
 from rlve_jax.generation import engine, sampler
-from rlve_jax.runtime import distributed, sharding
+from rlve_jax.runtime import distributed, sharding, trainable
 from rlve_jax.rl.batching import SequenceBatch, bucket, fine_bucket
 from rlve_jax.models.model import ModelConfig
 
@@ -313,10 +313,10 @@ def train_step(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> Tra
     replicated = NamedSharding(mesh, P())
     graphdef, shapes, rest = _abstract_model(cfg, lora_lib.LoraConfig.of(config.model.lora))
     params = _abstract(shapes, lora_lib.state_shardings(shapes, mesh, cfg.scan_layers))
-    trainable = lora_lib.split_trainable(params)[0]  # the optimizer's (the adapters only with LoRA)
+    optimized = trainable.split_trainable(params)[0]  # the optimizer's (the adapters only with LoRA)
     tx = make_optimizer(config.optim)
-    opt_shapes = jax.eval_shape(tx.init, trainable)
-    opt_state = _abstract(opt_shapes, optax.tree_map_params(tx, lambda _, p: p.sharding, opt_shapes, trainable,
+    opt_shapes = jax.eval_shape(tx.init, optimized)
+    opt_state = _abstract(opt_shapes, optax.tree_map_params(tx, lambda _, p: p.sharding, opt_shapes, optimized,
                                                             transform_non_params=lambda _: replicated))
     loss_config = losses.loss_config(config.loss, config.rollout.max_response_tokens)
     micro_loss = make_micro_loss(graphdef, rest, loss_config, config.rollout.temperature,
@@ -340,7 +340,7 @@ def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> li
     with mesh_context(mesh):
         accumulate = _compile(step.accumulate.lower(step.params, step.acc, step.micro), "the train step")
     apply = _compile(step.apply.lower(step.params, step.opt_state, step.acc), "the optimizer update")
-    adapters, base = lora_lib.split_trainable(step.params)
+    adapters, base = trainable.split_trainable(step.params)
     if jax.tree.leaves(base):  # LoRA: frozen base weights, adapters with the optimizer state and gradients
         params = [("resident", "base weights (frozen, sharded)", per_device_bytes(base),
                    f"{_count(base) / 1e6:,.0f}M params, no optimizer state"),

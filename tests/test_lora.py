@@ -19,6 +19,7 @@ from models_for_tests import right_padded_batch, torch_logits
 from rlve_jax import export, plan
 from rlve_jax.defaults import ConfigError, base_config, validate
 from rlve_jax.models import lora
+from rlve_jax.runtime import trainable
 from rlve_jax.models.model import PRESETS, Transformer
 from rlve_jax.models.policy import load_policy
 from rlve_jax.rl import losses, train_step
@@ -55,11 +56,11 @@ def lora_config(tokenizer_path, rank=4, targets="q_proj,k_proj,v_proj,o_proj,gat
 
 def perturbed(params, scale=0.05, seed=1):
     """The adapters moved off their start (B = 0 there), so that they change the logits (host draws: no compile)."""
-    adapters, base = lora.split_trainable(params)
+    adapters, base = trainable.split_trainable(params)
     rng = np.random.default_rng(seed)
     moved = jax.tree.map(lambda x: jax.device_put(np.asarray(x) + scale * rng.standard_normal(x.shape, np.float32),
                                                   x.sharding), adapters)
-    return lora.merge_trainable(moved, base)
+    return trainable.merge_trainable(moved, base)
 
 
 @functools.partial(jax.jit, static_argnums=0)
@@ -103,7 +104,7 @@ def test_adapters_start_at_the_base_model_and_merge_exactly(tokenizer_path, tmp_
     config = lora_config(tokenizer_path, scan_layers=True)
     config.model.remat = True
     policy = load_policy(config, ["Multiplication"], tmp_path)
-    adapters, base = lora.split_trainable(policy.params)
+    adapters, base = trainable.split_trainable(policy.params)
     cfg = policy.model_config
     per_layer = sum(4 * (i + o) for i, o in [(cfg.hidden_size, cfg.num_heads * cfg.head_dim)]
                     + [(cfg.hidden_size, cfg.num_kv_heads * cfg.head_dim)] * 2
@@ -113,7 +114,7 @@ def test_adapters_start_at_the_base_model_and_merge_exactly(tokenizer_path, tmp_
     tokens, positions, mask = right_padded_batch([7, 12, 3], 12)
     start = logits(policy, policy.params, tokens, positions, mask)
     sampler = policy.sampler_model()
-    assert not lora.has_adapters(nnx.state(sampler)) and type(sampler) is Transformer
+    assert not trainable.has_adapters(nnx.state(sampler)) and type(sampler) is Transformer
     np.testing.assert_allclose(plain_logits(sampler, tokens, positions, mask), start, atol=1e-6, rtol=0)
     policy.params = perturbed(policy.params)
     adapted = logits(policy, policy.params, tokens, positions, mask)
@@ -125,7 +126,7 @@ def test_adapters_start_at_the_base_model_and_merge_exactly(tokenizer_path, tmp_
 def test_targets_choose_the_projections(tokenizer_path, tmp_path):
     policy = load_policy(lora_config(tokenizer_path, rank=2, targets="v_proj,down_proj"), ["Multiplication"],
                          tmp_path)
-    names = {str(path[-1]) for path, _ in nnx.to_flat_state(lora.split_trainable(policy.params)[0])}
+    names = {str(path[-1]) for path, _ in nnx.to_flat_state(trainable.split_trainable(policy.params)[0])}
     assert names == {"v_proj_lora_a", "v_proj_lora_b", "down_proj_lora_a", "down_proj_lora_b"}
     policy.params = perturbed(policy.params)
     tokens, positions, mask = right_padded_batch([9, 4], 10)
@@ -160,14 +161,14 @@ def test_only_adapters_train_and_checkpoints_resume_exactly(tokenizer_path, tmp_
     it and one more step, bit for bit. A checkpoint refuses another base and a model without adapters."""
     config = lora_config(tokenizer_path)
     policy = load_policy(config, ["Multiplication"], tmp_path)
-    start_adapters, start_base = jax.tree.map(np.asarray, lora.split_trainable(policy.params))
+    start_adapters, start_base = jax.tree.map(np.asarray, trainable.split_trainable(policy.params))
     tx = train_step.make_optimizer(OPTIM)
     opt_state = train_step.init_optimizer(tx, policy.params, policy.mesh)
     adam = [x for x in jax.tree.leaves(opt_state) if x.ndim]
     assert sum(x.size for x in adam) == 2 * sum(x.size for x in jax.tree.leaves(start_adapters))
     functions = step_functions(policy, tx, opt_state)
     one, opt_one = train_steps(policy, functions, policy.params, opt_state, 1)
-    adapters, base = lora.split_trainable(one)
+    adapters, base = trainable.split_trainable(one)
     for a, b in zip(jax.tree.leaves(base), jax.tree.leaves(start_base)):
         np.testing.assert_array_equal(a, b)
     start = dict(nnx.to_flat_state(start_adapters))
@@ -203,7 +204,7 @@ def test_the_plan_counts_adapters_with_optimizer_state_and_a_frozen_base(tokeniz
     cfg = dataclasses.replace(PRESETS["micro"], scan_layers=True, param_dtype="float32", compute_dtype="float32")
     mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(1, -1, 1), ("data", "fsdp", "tensor"))
     step = plan.train_step(config, cfg, mesh)
-    adapters, base = lora.split_trainable(step.params)
+    adapters, base = trainable.split_trainable(step.params)
     n_adapters, n_base = plan._count(adapters), plan._count(base)
     assert n_base == plan._count(nnx.state(nnx.eval_shape(lambda: Transformer(cfg, rngs=nnx.Rngs(0))), nnx.Param))
     assert plan._count([x for x in jax.tree.leaves(step.opt_state) if x.ndim]) == 2 * n_adapters
@@ -224,7 +225,7 @@ def qwen2_lora_run(hf_qwen2, tokenizer_path, tmp_path_factory):
     policy = load_policy(config, ["Multiplication"], workdir)
     policy.params = perturbed(policy.params, scale=0.2)
     checkpointer = Checkpointer(workdir)
-    checkpointer.save(2, policy.params, optax.sgd(0.1).init(lora.split_trainable(policy.params)[0]),
+    checkpointer.save(2, policy.params, optax.sgd(0.1).init(trainable.split_trainable(policy.params)[0]),
                       {"step": 2, "config": config.to_dict()})
     checkpointer.close()
     return workdir, policy, directory

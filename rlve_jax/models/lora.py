@@ -5,7 +5,7 @@ projection. A projection's weight W [in..., out...] (a leading [L] when layers a
 (he-uniform, qwix's default) and B [r, out...] (zeros), stored as `nnx.LoRAParam` next to it under the names qwix looks
 for (`q_proj_lora_a`, `q_proj_lora_b`). They are created here rather than by qwix's first traced call, because
 the layer loop runs each layer on a module merged from its state (and scans stacked layers): attributes qwix
-set on those would be lost. Training differentiates and optimizes the adapters only (`split_trainable`); the
+set on those would be lost. Training differentiates and optimizes the adapters only (`runtime/trainable.split_trainable`); the
 sampler and the merged export use W + A @ B * alpha / rank (`merge_params`); `peft_tensors` names the adapters
 as PEFT does for Qwen2/Qwen3, so `peft` loads them onto a transformers model.
 """
@@ -138,21 +138,6 @@ def state_shardings(state: nnx.State, mesh, scan_layers: bool) -> nnx.State:
 
 # ---------------------------------------------------------------------------
 # Trainable / frozen parameters
-
-
-def split_trainable(params: nnx.State) -> tuple[nnx.State, nnx.State]:
-    """(trainable, frozen): (adapters, base weights) when the state has adapters, else (all, empty)."""
-    if has_adapters(params):
-        return nnx.split_state(params, nnx.LoRAParam, ...)
-    return params, nnx.State({})
-
-
-def merge_trainable(trainable: nnx.State, frozen: nnx.State) -> nnx.State:
-    return nnx.merge_state(trainable, frozen)
-
-
-def has_adapters(params: nnx.State) -> bool:
-    return any(isinstance(v, nnx.LoRAParam) for _, v in nnx.to_flat_state(params))
 
 
 # ---------------------------------------------------------------------------

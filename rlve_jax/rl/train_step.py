@@ -16,7 +16,7 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax.models.lora import merge_trainable, split_trainable
+from rlve_jax.runtime.trainable import merge_trainable, split_trainable
 from rlve_jax.rl import losses
 from rlve_jax.rl.batching import SequenceBatch, sequence_logprobs
 

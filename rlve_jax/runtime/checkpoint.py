@@ -18,7 +18,7 @@ from typing import Any
 import jax
 import orbax.checkpoint as ocp
 
-from rlve_jax.models.lora import merge_trainable, split_trainable
+from rlve_jax.runtime.trainable import merge_trainable, split_trainable
 from rlve_jax.runtime.sharding import fingerprint
 
 BASE_FINGERPRINT = "lora_base_fingerprint"  # the record's checksum of a LoRA run's frozen base weights
