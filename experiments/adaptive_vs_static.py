@@ -1,8 +1,11 @@
 """The paper's adaptivity result (its Fig. 3) in a CPU miniature: adaptive difficulty against three static
 level ranges, with the same policy, warm start and budget.
 
-    python experiments/adaptive_vs_static.py --quick     # 3 seeds, short runs: <= 20 minutes on 2 idle cores
-    python experiments/adaptive_vs_static.py             # 3 seeds, longer runs: <= 3 hours on 2 idle cores
+    python experiments/adaptive_vs_static.py --quick     # 3 seeds x 40 steps per arm, one shared warm start
+    python experiments/adaptive_vs_static.py             # 3 seeds x 150 steps per arm, a warm start per seed
+
+(Targets: quick <= 20 minutes, full <= 3 hours on 2 idle cores; not met yet: on a loaded 2-core machine the
+500-step warm start alone took 44 minutes and a 40-step arm 2.5-5 minutes.)
     python experiments/adaptive_vs_static.py --seeds 5 --steps 200 --workdir /tmp/avs
 
 The miniature (configs/miniature.py): Sorting, whose levels are longer lists (3, 4, 5, 6, ... numbers), so the
@@ -211,7 +214,7 @@ def plot(results: dict, levels: list[int], out: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="short runs (<= 20 minutes on 2 idle cores)")
+    parser.add_argument("--quick", action="store_true", help="short runs from one shared warm start")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=None, help="RL steps per arm (default: quick 40, full 150)")
     parser.add_argument("--eval-per-level", type=int, default=None, help="held-out problems per level")
@@ -238,7 +241,8 @@ def main() -> None:
     warm = {seed: warm.get(seed, warm[0]) for seed in seeds}
     probe_config = base_config(0, workdir)
     go, probe_rows = go_no_go(warm[0], probe_config, 16)
-    print("go/no-go on seed 0's warm start (T = 1, G = %d, 16 problems per level):" % probe_config.rollout.samples_per_prompt)
+    print(f"go/no-go on seed 0's warm start (T = 1, G = {probe_config.rollout.samples_per_prompt}, "
+          "16 problems per level):")
     print("level  accuracy  effective ratio (binary)  distinct responses per group")
     for level, accuracy, ratio, distinct in probe_rows:
         print(f"{level:<5}  {accuracy:<8.3f}  {ratio:<24.2f}  {distinct:.1f}")
