@@ -5,8 +5,8 @@ python -m rlve_jax.main --config=configs/miniature.py --workdir=/tmp/rlve_miniat
 The tiny run's policy and loop on Sorting, whose levels are longer lists (3, 4, 5, 6, ... numbers): the
 skill a level teaches (emit the numbers in order) carries to the next, so the adaptive window can climb
 by what RL learns at its top. A short warm start over levels 0-7 leaves a policy whose accuracy falls
-with the level and that still explores; the binary accuracy is both the reward and the dynamic-sampling key (with a shaped reward, two different
-wrong answers would count as informative).
+with the level and that still explores; the binary accuracy is both the reward and the dynamic-sampling
+key (with a shaped reward, two different wrong answers would count as informative).
 """
 
 from rlve_jax.configs.tiny import get_config as tiny_config
