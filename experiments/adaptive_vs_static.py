@@ -191,9 +191,9 @@ def plot(results: dict, levels: list[int], out: Path) -> None:
         line, = ratio_ax.plot(steps[window - 1:], smooth.mean(0), label=arm)
         ratio_ax.fill_between(steps[window - 1:], smooth.min(0), smooth.max(0), color=line.get_color(), alpha=0.2)
         acc = results[arm]["correct"]  # [seeds, levels, per_level]
-        acc_ax.errorbar(np.array(levels) + 0.08 * ARMS.index(arm), acc.mean((0, 2)),
-                        yerr=np.abs(np.array([results[arm]["level_intervals"]]).T[:, :, 0].T - acc.mean((0, 2))),
-                        marker="o", capsize=3, label=arm)
+        mean, interval = acc.mean((0, 2)), np.array(results[arm]["level_intervals"])  # [levels], [levels, 2]
+        acc_ax.errorbar(np.array(levels) + 0.08 * ARMS.index(arm), mean, marker="o", capsize=3, label=arm,
+                        yerr=np.stack([mean - interval[:, 0], interval[:, 1] - mean]).clip(0))
     ratio_ax.set(xlabel="step", ylabel="effective prompt ratio (binary key)", ylim=(0, 1.05),
                  title="Informative groups / generated (mean, range over seeds)")
     ratio_ax.legend()
@@ -284,7 +284,6 @@ def main() -> None:
                      accuracy_cell(by_level[:, upper_from:oracle_top + 1].reshape(len(seeds), -1), rng),
                      " ".join(map(str, results[arm]["levels"])) if arm == "adaptive" else "static " + str(
                          [results[arm]["config"].scheduler.static_lo, results[arm]["config"].scheduler.static_hi])))
-    plot(results, levels, workdir / "adaptive_vs_static.png")
     header = ("arm", "effective prompt ratio (2nd half)", f"held-out accuracy, levels 0..{oracle_top}",
               f"levels {upper_from}..{oracle_top}", "final h per seed (adaptive)")
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
@@ -297,6 +296,7 @@ def main() -> None:
     print("held-out accuracy per level " + " ".join(f"{level:>5}" for level in levels))
     for arm in ARMS:
         print(f"{arm:<27} " + " ".join(f"{a:5.2f}" for a in per_level_table[arm]))
+    plot(results, levels, workdir / "adaptive_vs_static.png")
     print(f"figure: {workdir / 'adaptive_vs_static.png'}; wall time {time.perf_counter() - start:.0f} s")
     (workdir / "table.json").write_text(json.dumps({"rows": rows, "oracle_top": oracle_top, "steps": steps,
                                                     "probe": probe_rows, "per_level": per_level_table}, indent=1,

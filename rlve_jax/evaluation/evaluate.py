@@ -290,8 +290,11 @@ def eval_policy(config: ml_collections.ConfigDict, workdir: Path) -> Policy:
         if step is None:
             raise FileNotFoundError(f"no checkpoint under {training_workdir}/checkpoints (eval.checkpoint)")
         trained = checkpointer.restore_meta(step)["config"]
-        config = ml_collections.ConfigDict({**config.to_dict(), "model": trained["model"],
-                                            "tokenizer": trained["tokenizer"]})
+        # The run's model and tokenizer over this version's defaults: keys added since the run was saved
+        # (e.g. model.decode_attention, model.lora) keep their defaults.
+        config = ml_collections.ConfigDict({**config.to_dict(),
+                                            "model": {**config.model.to_dict(), **trained["model"]},
+                                            "tokenizer": {**config.tokenizer.to_dict(), **trained["tokenizer"]}})
         if config.tokenizer.path == "tiny":  # the tokenizer the run built for itself
             config.tokenizer.path = str(training_workdir / "tokenizer")
         policy = load_policy(config, env_names, workdir)
