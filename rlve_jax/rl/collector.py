@@ -226,7 +226,7 @@ def rollout_metrics(records: GroupRecords, env_names: Sequence[str], stats: Roll
         "rollout/response_length_max": float(lengths.max()),
         "rollout/truncation_rate": float(np.mean(records.truncated)) if n else 0.0,
         "rollout/effective_prompt_ratio": float(np.mean(records.informative)) if n else 0.0,
-        "rollout/effective_prompt_ratio_accuracy": float(np.mean(records.accuracy.any(1) & ~records.accuracy.all(1)))
+        "rollout/effective_prompt_ratio_accuracy": float(np.mean([informative(a) for a in records.accuracy]))
         if n else 0.0,
         "rollout/kept_ratio": stats.kept_groups / max(stats.drawn_groups, 1),
         "rollout/kept_groups": stats.kept_groups,
