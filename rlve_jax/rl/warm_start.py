@@ -84,6 +84,13 @@ def warm_start(policy: Policy, pool: EnvPool, envs: Mapping[str, Environment], m
     sft_step = make_sft_step(policy, tx, opt_state)
     stream = draws(list(envs), max_difficulty, seed)
     bar = metrics.progress(0, steps, enabled=progress, desc="warm start")
+
+    def log(step: int, loss: jax.Array, failed: int) -> None:
+        bar.update(step + 1, {"warm_start/loss": float(loss)})
+        metrics.write(0, {"warm_start/loss": float(loss), "warm_start/step": step + 1,
+                          "warm_start/failed_generations": failed}, kind="warm_start")
+
+    previous = None  # the last step's (step, loss, failed), logged once the next step is dispatched
     for step in range(steps):
         problems, failed = problems_with_references(pool, envs, stream, batch_size, max_failure_share,
                                                     f"warm-start step {step + 1}")
@@ -91,8 +98,10 @@ def warm_start(policy: Policy, pool: EnvPool, envs: Mapping[str, Environment], m
         answers = [policy.tokenizer.encode(answer_completion(policy.prompt_format, envs[p.env].reference(p)))
                    + policy.stop_ids[:1] for p in problems]
         batch = build_sequences(prompts, answers, policy.tokenizer.pad_id, rows=batch_size)
-        policy.params, opt_state, loss = sft_step(policy.params, opt_state, batch)
-        bar.update(step + 1, {"warm_start/loss": float(loss)})
-        metrics.write(0, {"warm_start/loss": float(loss), "warm_start/step": step + 1,
-                          "warm_start/failed_generations": failed}, kind="warm_start")
+        policy.params, opt_state, loss = sft_step(policy.params, opt_state, batch)  # dispatched, not awaited
+        if previous is not None:  # the host prepared this batch while the device ran the last step
+            log(*previous)
+        previous = (step, loss, failed)
+    if previous is not None:
+        log(*previous)
     bar.close()
