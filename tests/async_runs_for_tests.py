@@ -22,6 +22,7 @@ STEPS = 3
 OVERRIDES = {
     "warm_start.steps": 40, "warm_start.batch_size": 8, "rollout.prompts_per_step": 3,
     "rollout.samples_per_prompt": 4, "rollout.oversample_prompts": 4, "rollout.max_response_tokens": 8,
+    "rollout.max_rounds": 2,
     "train.micro_batch_size": 12, "checkpoint.every": 1, "checkpoint.keep": 10, "log.progress": False,
     "log.tensorboard": False, "mesh.rollout_devices": 2,
     "optim.warmup_steps": 0,  # the first update moves the weights: a lag of one update is visible from batch 2 on

@@ -19,6 +19,7 @@ FAST = [
     "--config.steps=4", "--config.warm_start.steps=40", "--config.warm_start.batch_size=8",
     "--config.rollout.prompts_per_step=2", "--config.rollout.samples_per_prompt=4",
     "--config.rollout.oversample_prompts=3", "--config.rollout.max_response_tokens=8",
+    "--config.rollout.max_rounds=2",  # bounds a step's sampling (the shipped 8 rounds are for 120 real steps)
     "--config.train.micro_batch_size=4", "--config.checkpoint.every=1", "--config.log.progress=False",
     "--config.log.tensorboard=False",
 ]

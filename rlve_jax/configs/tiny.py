@@ -28,10 +28,11 @@ def get_config():
     config.rollout.prompts_per_step = 8
     config.rollout.samples_per_prompt = 8
     config.rollout.oversample_prompts = 16
-    config.rollout.max_rounds = 2
     config.rollout.max_prompt_tokens = 128
     config.rollout.max_response_tokens = 16
     config.rollout.partial_rollouts = False  # every step decodes its own rows to the end (paper configs: on)
+    config.loss.shaping = "overlong"  # DAPO's penalty over the last 4 tokens: without it RL drops the stop token
+    config.loss.overlong_buffer = 4
     config.optim.lr = 1e-3
     config.optim.weight_decay = 0.0
     config.train.micro_batch_size = 64
