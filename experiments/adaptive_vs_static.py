@@ -1,17 +1,19 @@
 """The paper's adaptivity result (its Fig. 3) in a CPU miniature: adaptive difficulty against three static
 level ranges, with the same policy, warm start and budget.
 
-    python experiments/adaptive_vs_static.py --quick     # 3 seeds x 40 steps per arm, one shared warm start
-    python experiments/adaptive_vs_static.py             # 3 seeds x 150 steps per arm, a warm start per seed
+    python experiments/adaptive_vs_static.py --quick     # 3 seeds x 30 steps per arm, one shared warm start
+    python experiments/adaptive_vs_static.py             # 3 seeds x 200 steps per arm, a warm start per seed
 
-(Targets: quick <= 20 minutes, full <= 3 hours on 2 idle cores; not met yet: on a loaded 2-core machine the
-500-step warm start alone took 44 minutes and a 40-step arm 2.5-5 minutes.)
     python experiments/adaptive_vs_static.py --seeds 5 --steps 200 --workdir /tmp/avs
+
+(Measured on 2 cores: --quick 19 min 47 s on an idle machine, with static-oracle's three runs since taken
+from adaptive's when H = 0; the full mode 83 min 37 s, partly beside other jobs.)
 
 The miniature (configs/miniature.py): Sorting, whose levels are longer lists (3, 4, 5, 6, ... numbers), so the
 skill learnt at one level (emit the numbers in order) carries to the next; a micro policy briefly
-warm-started on levels 0-7, whose accuracy then falls with the level; the binary accuracy as the reward and
-the dynamic-sampling key; the overlong penalty; a learning rate with warm-up. Each seed's warm start runs
+warm-started on levels 0-3, whose accuracy then falls with the level (levels 4 and up: never solved); the
+binary accuracy as the reward and the dynamic-sampling key; the overlong penalty; a learning rate with
+warm-up. Each seed's warm start runs
 once and every arm starts from its parameters (--quick: every seed starts from seed 0's warm start, the
 seeds differ in RL only).
 
@@ -22,10 +24,11 @@ ones); otherwise the script stops and says so, since no arm could then show the 
 Arms (the paper's four):
   adaptive       the RLVE scheduler (window 4, promote at accuracy 0.9 at h)
   static-low     levels uniformly from [0, 1] (mastered early)
-  static-oracle  levels uniformly from [0, H], H the highest h the adaptive arm reached (max over seeds)
+  static-oracle  levels uniformly from [0, H], H the highest h the adaptive arm reached (max over seeds);
+                 when [0, H] is static-low's range, static-low's runs stand for it, and adaptive's when H = 0
   static-high    levels uniformly from a range mostly too hard for the warm-started policy
 Prints one table: the effective prompt ratio (binary key) over the second half of training, held-out
-accuracy (greedy; problems whose seeds no run trains on) over levels 0..H and over the upper levels, each
+accuracy (greedy; problems whose seeds no run trains on) over levels 0..max(H, 1) and its upper half, each
 with a 95% interval from a bootstrap over seeds and problems, and the final h. Writes
 WORKDIR/adaptive_vs_static.png (ratio by step with the seeds' range; h by step; held-out accuracy per level)
 and WORKDIR/table.json.
@@ -81,11 +84,20 @@ def arm_config(arm: str, seed: int, steps: int, workdir: Path, warm_dir: Path, o
     config.warm_start.steps = 0
     config.tokenizer.path = str(warm_dir / "tokenizer")
     config.checkpoint.every = steps  # only the final step: the arms' checkpoints are not needed
-    ranges = {"static-low": STATIC_LOW, "static-oracle": (0, oracle_top), "static-high": STATIC_HIGH}
     if arm != "adaptive":
         config.scheduler.kind = "static"
-        config.scheduler.static_lo, config.scheduler.static_hi = ranges[arm]
+        config.scheduler.static_lo, config.scheduler.static_hi = static_range(arm, oracle_top)
     return config
+
+
+def static_range(arm: str, oracle_top: int) -> tuple[int, int]:
+    return {"static-low": STATIC_LOW, "static-oracle": (0, oracle_top), "static-high": STATIC_HIGH}[arm]
+
+
+def oracle_twin(oracle_top: int) -> str | None:
+    """The arm whose runs already are static-oracle's: static-low's when [0, H] is its range; adaptive's when
+    H = 0 (h never falls, so every adaptive seed trained on level 0 alone, which is the static range [0, 0])."""
+    return "static-low" if (0, oracle_top) == STATIC_LOW else "adaptive" if oracle_top == 0 else None
 
 
 def warm_start(seed: int, workdir: Path, warm_steps: int | None) -> Path:
@@ -182,17 +194,21 @@ def plot(results: dict, levels: list[int], out: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, (ratio_ax, h_ax, acc_ax) = plt.subplots(1, 3, figsize=(17, 4.5))
+    aliases = {results[arm]["same_as"]: arm for arm in ARMS if "same_as" in results[arm]}
     for arm in ARMS:
+        if "same_as" in results[arm]:  # drawn once, under the arm whose runs it shares
+            continue
+        label = f"{arm} = {aliases[arm]}" if arm in aliases else arm
         curves = [series(d, RATIO_KEY) for d in results[arm]["dirs"]]
         n = min(len(s) for s, _ in curves)
         steps, values = curves[0][0][:n], np.stack([v[:n] for _, v in curves])
         window = max(1, n // 15)  # a running mean over ~n/15 steps: one step's ratio is noisy
         smooth = np.stack([np.convolve(v, np.ones(window) / window, mode="valid") for v in values])
-        line, = ratio_ax.plot(steps[window - 1:], smooth.mean(0), label=arm)
+        line, = ratio_ax.plot(steps[window - 1:], smooth.mean(0), label=label)
         ratio_ax.fill_between(steps[window - 1:], smooth.min(0), smooth.max(0), color=line.get_color(), alpha=0.2)
         acc = results[arm]["correct"]  # [seeds, levels, per_level]
         mean, interval = acc.mean((0, 2)), np.array(results[arm]["level_intervals"])  # [levels], [levels, 2]
-        acc_ax.errorbar(np.array(levels) + 0.08 * ARMS.index(arm), mean, marker="o", capsize=3, label=arm,
+        acc_ax.errorbar(np.array(levels) + 0.08 * ARMS.index(arm), mean, marker="o", capsize=3, label=label,
                         yerr=np.stack([mean - interval[:, 0], interval[:, 1] - mean]).clip(0))
     ratio_ax.set(xlabel="step", ylabel="effective prompt ratio (binary key)", ylim=(0, 1.05),
                  title="Informative groups / generated (mean, range over seeds)")
@@ -216,7 +232,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="short runs from one shared warm start")
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=None, help="RL steps per arm (default: quick 40, full 150)")
+    parser.add_argument("--steps", type=int, default=None, help="RL steps per arm (default: quick 30, full 200)")
     parser.add_argument("--eval-per-level", type=int, default=None, help="held-out problems per level")
     parser.add_argument("--warm-steps", type=int, default=None, help="warm-start steps (default: the config's)")
     parser.add_argument("--force", action="store_true", help="run the arms even if the go/no-go check fails")
@@ -224,7 +240,7 @@ def main() -> None:
     args = parser.parse_args()
     logging.getLogger().setLevel(logging.WARNING)
     distributed.use_cpu_without_accelerators()
-    steps = args.steps or (40 if args.quick else 150)
+    steps = args.steps or (30 if args.quick else 200)
     per_level = args.eval_per_level or (24 if args.quick else 64)
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -252,8 +268,11 @@ def main() -> None:
     env_name = probe_config.env.collection
     results: dict = {arm: {"dirs": [], "levels": []} for arm in ARMS}
     results["env"] = env_name
-    oracle_top = 1
+    oracle_top = 0
     for arm in ARMS:  # adaptive first: its highest level sets the oracle's range
+        if arm == "static-oracle" and (twin := oracle_twin(oracle_top)):  # the same arm: its runs, not a rerun
+            results[arm] = {**results[twin], "same_as": twin}
+            continue
         for seed in seeds:
             run_dir = workdir / f"{arm}_seed{seed}"
             config = arm_config(arm, seed, steps, workdir, warm[seed], oracle_top)
@@ -264,28 +283,34 @@ def main() -> None:
             results[arm]["levels"].append(final_levels(run_dir)[env_name])
             results[arm]["config"] = config
         if arm == "adaptive":
-            oracle_top = max(1, max(results[arm]["levels"]))
+            oracle_top = max(results[arm]["levels"])
     levels = list(range(max(oracle_top, STATIC_HIGH[1]) + 1))  # per-level curves beyond H too
     problems = problems_at(levels, per_level, EVAL_SEED_OFFSET, env_name)
-    upper_from = max(1, (oracle_top + 1) // 2)  # the upper half of 0..H
+    summary_top = max(oracle_top, STATIC_LOW[1])  # the table's levels: 0..H, and at least static-low's range
+    upper_from = max(1, (summary_top + 1) // 2)  # the upper half of 0..summary_top
     rng = np.random.default_rng(0)
     rows = []
     for arm in ARMS:
+        config, same_as = results[arm]["config"], results[arm].get("same_as")
+        scheduled = " ".join(map(str, results[arm]["levels"])) if arm == "adaptive" else \
+            "static [{}, {}]".format(*static_range(arm, oracle_top))
+        if same_as is not None:  # the same runs: the same cells
+            results[arm].update({k: results[same_as][k] for k in ("correct", "level_intervals")})
+            rows.append((arm, *rows[ARMS.index(same_as)][1:4], f"{scheduled} (= {same_as}'s runs)"))
+            continue
         say(f"held-out evaluation: {arm}")
-        correct = np.stack([np.array([r["accuracy"] for r in sample_run(d, results[arm]["config"], problems, 1, 0.0)],
-                                     float) for d in results[arm]["dirs"]])  # [seeds, problems]
+        correct = np.stack([np.array([r["accuracy"] for r in sample_run(d, config, problems, 1, 0.0)], float)
+                            for d in results[arm]["dirs"]])  # [seeds, problems]
         by_level = correct.reshape(len(seeds), len(levels), per_level)
         results[arm]["correct"] = by_level
         results[arm]["level_intervals"] = [bootstrap_interval(by_level[:, i], rng) for i in range(len(levels))]
         ratios = [series(d, RATIO_KEY)[1] for d in results[arm]["dirs"]]
         second_half = np.array([r[len(r) // 2:].mean() for r in ratios])
         rows.append((arm, f"{second_half.mean():.3f} ± {second_half.std():.3f}",
-                     accuracy_cell(by_level[:, :oracle_top + 1].reshape(len(seeds), -1), rng),
-                     accuracy_cell(by_level[:, upper_from:oracle_top + 1].reshape(len(seeds), -1), rng),
-                     " ".join(map(str, results[arm]["levels"])) if arm == "adaptive" else "static " + str(
-                         [results[arm]["config"].scheduler.static_lo, results[arm]["config"].scheduler.static_hi])))
-    header = ("arm", "effective prompt ratio (2nd half)", f"held-out accuracy, levels 0..{oracle_top}",
-              f"levels {upper_from}..{oracle_top}", "final h per seed (adaptive)")
+                     accuracy_cell(by_level[:, :summary_top + 1].reshape(len(seeds), -1), rng),
+                     accuracy_cell(by_level[:, upper_from:summary_top + 1].reshape(len(seeds), -1), rng), scheduled))
+    header = ("arm", "effective prompt ratio (2nd half)", f"held-out accuracy, levels 0..{summary_top}",
+              f"levels {upper_from}..{summary_top}", "final h per seed (adaptive)")
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     print(f"\n{env_name}: {args.seeds} seeds x {steps} RL steps per arm; held-out: {len(problems)} problems "
           f"({per_level} per level), greedy, 95% intervals over seeds and problems; "
