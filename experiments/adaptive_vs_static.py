@@ -6,8 +6,7 @@ level ranges, with the same policy, warm start and budget.
 
     python experiments/adaptive_vs_static.py --seeds 5 --steps 200 --workdir /tmp/avs
 
-(Measured on 2 cores: --quick 19 min 47 s on an idle machine, with static-oracle's three runs since taken
-from adaptive's when H = 0; the full mode 83 min 37 s, partly beside other jobs.)
+(Measured on 2 idle cores: --quick 16 min 20 s; the full mode 83 min 37 s, partly beside other jobs.)
 
 The miniature (configs/miniature.py): Sorting, whose levels are longer lists (3, 4, 5, 6, ... numbers), so the
 skill learnt at one level (emit the numbers in order) carries to the next; a micro policy briefly
