@@ -270,7 +270,7 @@ def main() -> None:
     oracle_top = 0
     for arm in ARMS:  # adaptive first: its highest level sets the oracle's range
         if arm == "static-oracle" and (twin := oracle_twin(oracle_top)):  # the same arm: its runs, not a rerun
-            results[arm] = {**results[twin], "same_as": twin}
+            results[arm] = {"same_as": twin}  # its fields are the twin's, copied once the twin is evaluated
             continue
         for seed in seeds:
             run_dir = workdir / f"{arm}_seed{seed}"
@@ -289,14 +289,15 @@ def main() -> None:
     upper_from = max(1, (summary_top + 1) // 2)  # the upper half of 0..summary_top
     rng = np.random.default_rng(0)
     rows = []
-    for arm in ARMS:
-        config, same_as = results[arm]["config"], results[arm].get("same_as")
+    for arm in ARMS:  # a twin comes before the arm that shares its runs
+        same_as = results[arm].get("same_as")
         scheduled = " ".join(map(str, results[arm]["levels"])) if arm == "adaptive" else \
             "static [{}, {}]".format(*static_range(arm, oracle_top))
         if same_as is not None:  # the same runs: the same cells
-            results[arm].update({k: results[same_as][k] for k in ("correct", "level_intervals")})
+            results[arm] = {**results[same_as], "same_as": same_as}
             rows.append((arm, *rows[ARMS.index(same_as)][1:4], f"{scheduled} (= {same_as}'s runs)"))
             continue
+        config = results[arm]["config"]
         say(f"held-out evaluation: {arm}")
         correct = np.stack([np.array([r["accuracy"] for r in sample_run(d, config, problems, 1, 0.0)], float)
                             for d in results[arm]["dirs"]])  # [seeds, problems]

@@ -5,9 +5,10 @@ projection. A projection's weight W [in..., out...] (a leading [L] when layers a
 (he-uniform, qwix's default) and B [r, out...] (zeros), stored as `nnx.LoRAParam` next to it under the names qwix looks
 for (`q_proj_lora_a`, `q_proj_lora_b`). They are created here rather than by qwix's first traced call, because
 the layer loop runs each layer on a module merged from its state (and scans stacked layers): attributes qwix
-set on those would be lost. Training differentiates and optimizes the adapters only (`runtime/trainable.split_trainable`); the
-sampler and the merged export use W + A @ B * alpha / rank (`merge_params`); `peft_tensors` names the adapters
-as PEFT does for Qwen2/Qwen3, so `peft` loads them onto a transformers model.
+set on those would be lost. Training differentiates and optimizes the adapters only
+(`runtime/trainable.split_trainable`); the sampler and the merged export use W + A @ B * alpha / rank
+(`merge_params`); `peft_tensors` names the adapters as PEFT does for Qwen2/Qwen3, so `peft` loads them onto a
+transformers model.
 """
 
 from __future__ import annotations
