@@ -50,6 +50,10 @@ def base_config() -> ml_collections.ConfigDict:
 
     c.tokenizer = ml_collections.ConfigDict()
     c.tokenizer.path = ""  # "" = the model directory; "tiny" = build the small tokenizer of the tiny run
+    # path "tiny" only (rlve_jax/models/tiny_tokenizer.py): the BPE's vocabulary size, and whether merges stop at
+    # word boundaries (GPT-2's regex; the vocabulary then saturates near 500 tokens whatever size is asked).
+    c.tokenizer.tiny_vocab_size = 1024
+    c.tokenizer.tiny_word_split = False
     c.tokenizer.prompt_format = "chat"  # "chat" (model template, no system prompt, \boxed{}) | "tinyzero"
     # chat format only: append "Please reason step by step, and put your final answer within \boxed{}." to
     # the problem. The original sends the problem alone (False reproduces its prompt exactly); the environment
@@ -324,6 +328,7 @@ DOMAINS: dict[str, Domain] = {
     "model.lora.rank": integer(0), "model.lora.alpha": number(0.0, lo_open=True),
     "model.lora.targets": LORA_TARGET_LIST,
     "tokenizer.path": TEXT, "tokenizer.prompt_format": choice("chat", "tinyzero"),
+    "tokenizer.tiny_vocab_size": integer(300), "tokenizer.tiny_word_split": BOOL,
     "tokenizer.boxed_instruction": BOOL,
     "env.collection": NON_EMPTY, "env.workers": integer(0), "env.timeout_s": number(0.0, lo_open=True),
     "env.memory_limit_mb": integer(512, also=(0,)), "env.reward_key": choice("reward", "accuracy"),

@@ -48,3 +48,12 @@ def test_every_sequence_lands_in_its_owners_rows_in_draw_order(process_count, sh
             mine = layout.row_of.reshape(kept, g)[owner == q].reshape(-1)  # draw order
             local = [int(np.flatnonzero(place[q] == r)[0]) for r in mine]
             assert local == list(range(len(mine)))  # packed from the process's first row, in draw order
+
+
+def test_the_first_warm_up_update_trains():
+    import ml_collections
+
+    from rlve_jax.rl.train_step import learning_rate
+
+    schedule = learning_rate(ml_collections.ConfigDict({"lr": 1e-3, "warmup_steps": 4}))
+    assert [float(schedule(count)) for count in range(6)] == pytest.approx([2.5e-4, 5e-4, 7.5e-4, 1e-3, 1e-3, 1e-3])

@@ -114,3 +114,19 @@ def test_top_levels_cap_the_initial_level_the_static_range_and_a_loaded_state():
     assert s.upper == {"A": 3, "B": 9}
     # The state keeps its shape: the top levels come from the environments, not the checkpoint.
     assert set(s.state_dict()) == {"kind", "upper", "tally", "problem_seed", "rng"}
+
+
+def test_problem_seeds_start_in_the_run_seeds_own_block():
+    from rlve_jax.gym.scheduler import SEED_STRIDE, first_problem_seed, make_scheduler
+    from rlve_jax.rl.warm_start import SEED_OFFSET, draws
+
+    assert first_problem_seed(0) == 0  # seed 0 keeps the stream 0, 1, 2, ...
+    for kind in ("adaptive", "static"):
+        schedulers = {run: make_scheduler(kind, ["A"], seed=run) for run in (0, 1, 7)}
+        seeds = {run: [s.sample().seed for _ in range(3)] for run, s in schedulers.items()}
+        assert seeds == {run: [run * SEED_STRIDE + i for i in range(3)] for run in (0, 1, 7)}
+    # two runs' streams never meet, and the warm start's stream sits apart from its run's RL stream
+    assert next(draws(["A"], 0, 7))[2] == 7 * SEED_STRIDE + SEED_OFFSET
+    assert SEED_OFFSET < SEED_STRIDE
+    with pytest.raises(ValueError, match=">= 0"):
+        first_problem_seed(-1)

@@ -72,3 +72,26 @@ def test_prompt_formats(tokenizers):
     assert extract_answer(text + " 3 > 2 </think> <answer>1 2 3</answer>", zero.markers) == "1 2 3"
     with pytest.raises(ValueError):
         PromptFormat.make("chat")
+
+
+def test_tiny_tokenizer_merges_across_words_and_its_vocabulary_size_is_a_knob(tmp_path):
+    from rlve_jax.gym import registry
+    from rlve_jax.models import tiny_tokenizer
+
+    problem = registry.make("Sorting").generate(0, 1)
+    sizes, lengths = {}, {}
+    for word_split, vocab_size in ((True, 512), (True, 1024), (False, 512), (False, 1024)):
+        directory = tiny_tokenizer.build(["Sorting"], tmp_path / f"{word_split}{vocab_size}", vocab_size, word_split)
+        tokenizer = Tokenizer.from_dir(directory)
+        chat = PromptFormat.make("chat", tokenizer)
+        ids = chat.encode(problem.prompt)
+        assert tokenizer.decode(ids) == chat.render(problem.prompt)  # exact round trip
+        sizes[word_split, vocab_size], lengths[word_split, vocab_size] = tokenizer.vocab_size, len(ids)
+        # the chat template's role words are learnt: "assistant\n" is one token without the word split
+        if not word_split and vocab_size == 1024:
+            assert tokenizer.decode(ids[-1:]) == "assistant\n"
+    assert sizes[True, 512] == sizes[True, 1024]  # the word split saturates the vocabulary
+    assert sizes[False, 512] < sizes[False, 1024]
+    assert lengths[False, 1024] * 3 < lengths[True, 512]  # Sorting's prompt: 24 tokens instead of 88
+    with pytest.raises(ValueError, match="built with"):  # a workdir's tokenizer is never reused under other settings
+        tiny_tokenizer.build(["Sorting"], tmp_path / "False1024", 512, False)

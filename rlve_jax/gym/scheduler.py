@@ -7,6 +7,10 @@ environment has at least `min_samples` of them, h goes up by one if their accura
 >= the threshold, and the counters reset either way.
 No environment is ever promoted past its top level (`Environment.max_difficulty`, the highest
 level it generates within the pool's budgets): there it stays, and the scheduler logs it once.
+
+Problem seeds: a run with seed s draws problem seeds s * SEED_STRIDE + 0, 1, 2, ... (other streams, such as
+the warm start's, sit at fixed offsets inside that block), so runs with different seeds never share a
+problem stream, and every process of one run draws the same seeds.
 """
 
 from __future__ import annotations
@@ -17,6 +21,15 @@ import random
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 log = logging.getLogger(__name__)
+
+SEED_STRIDE = 1 << 48  # problem seeds per run seed: far more than any run draws
+
+
+def first_problem_seed(run_seed: int) -> int:
+    """The first problem seed of a run with seed `run_seed` (0 for seed 0)."""
+    if run_seed < 0:
+        raise ValueError(f"run seeds are >= 0, got {run_seed}")
+    return run_seed * SEED_STRIDE
 
 
 class Draw(NamedTuple):
@@ -70,9 +83,9 @@ class AdaptiveScheduler:
         self.max_levels = {name: (max_levels or {}).get(name) for name in self.env_names}
         self.upper = self._capped({name: initial_difficulty for name in self.env_names}, "the initial level")
         self.tally = {name: _Tally() for name in self.env_names}
-        # Problem seeds 0, 1, 2, ...: every process holds the same scheduler and makes the same draws
+        # Problem seeds first, first + 1, ...: every process holds the same scheduler and makes the same draws
         # (each generates its own share of them), so seeds stay unique on any number of hosts.
-        self.problem_seed = 0
+        self.problem_seed = first_problem_seed(seed)
         self.rng = random.Random(seed)
 
     def _capped(self, upper: dict[str, int], what: str) -> dict[str, int]:

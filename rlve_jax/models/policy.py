@@ -70,7 +70,7 @@ def load_tokenizer(tokenizer: ml_collections.ConfigDict, *, model_path: str, env
     if path == "tiny":  # process 0 trains it into the (shared) workdir, the others wait and read it
         path = Path(workdir) / "tokenizer"
         if distributed.is_primary():
-            tiny_tokenizer.build(env_names, path)
+            tiny_tokenizer.build(env_names, path, tokenizer.tiny_vocab_size, tokenizer.tiny_word_split)
         multihost_utils.sync_global_devices("tiny tokenizer")
     if not path or not (Path(path) / "tokenizer.json").is_file():
         raise FileNotFoundError(f"no tokenizer.json in {str(path)!r}: pass --config.tokenizer.path=DIR (or a "

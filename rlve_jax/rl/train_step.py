@@ -22,9 +22,10 @@ from rlve_jax.rl.batching import SequenceBatch, sequence_logprobs
 
 
 def learning_rate(optim: ml_collections.ConfigDict) -> optax.Schedule:
-    """The learning rate of the update that follows `count` updates: a linear warm-up to a constant."""
+    """The learning rate of the update that follows `count` updates: a linear warm-up to a constant, lr * k / W
+    at the k-th of the W warm-up updates (the first update trains, at lr / W)."""
     if optim.warmup_steps:
-        return optax.linear_schedule(0.0, optim.lr, optim.warmup_steps)
+        return optax.linear_schedule(optim.lr / optim.warmup_steps, optim.lr, optim.warmup_steps - 1)
     return optax.constant_schedule(optim.lr)
 
 

@@ -17,18 +17,19 @@ from jax.sharding import PartitionSpec as P
 from rlve_jax.generation.rollout import answer_completion
 from rlve_jax.gym.env import Environment, Problem
 from rlve_jax.gym.pool import EnvPool, FailureBudgetExceeded, check_failure_budget
+from rlve_jax.gym.scheduler import first_problem_seed
 from rlve_jax.models.policy import Policy
 from rlve_jax.rl.batching import SequenceBatch, build_sequences, sequence_logprobs
 from rlve_jax.rl.train_step import init_optimizer, shardings_of
 from rlve_jax.runtime.metrics import MetricsWriter
 
-SEED_OFFSET = 1 << 40  # warm-start problems never share seeds with RL problems
+SEED_OFFSET = 1 << 40  # inside the run seed's block: warm-start problems never share seeds with RL problems
 
 
 def draws(env_names: Sequence[str], max_difficulty: int, seed: int) -> Iterator[tuple[str, int, int]]:
-    """An endless, reproducible stream of (env, difficulty, seed) at the lowest levels."""
+    """An endless, reproducible stream of (env, difficulty, seed) at the lowest levels (the run seed's own)."""
     rng = random.Random(seed)
-    problem_seed = SEED_OFFSET
+    problem_seed = first_problem_seed(seed) + SEED_OFFSET
     while True:
         yield rng.choice(env_names), rng.randint(0, max_difficulty), problem_seed
         problem_seed += 1
@@ -77,8 +78,10 @@ def warm_start(policy: Policy, pool: EnvPool, envs: Mapping[str, Environment], m
                steps: int, batch_size: int, lr: float, max_difficulty: int, seed: int, max_failure_share: float,
                progress: bool) -> None:
     """`steps` supervised steps on the policy's parameters (in place), logged as kind "warm_start"."""
-    # Short warm-up, cosine decay to lr/10, clipped: fast and stable on a freshly initialised model.
-    schedule = optax.warmup_cosine_decay_schedule(0.0, lr, min(30, steps // 4), steps, lr / 10)
+    # Short warm-up (its first step above 0), cosine decay to lr/10, clipped: fast and stable on a freshly
+    # initialised model.
+    warmup = max(1, min(30, steps // 4))
+    schedule = optax.warmup_cosine_decay_schedule(lr / warmup, lr, warmup, steps, lr / 10)
     tx = optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=0.0))
     opt_state = init_optimizer(tx, policy.params, policy.mesh)
     sft_step = make_sft_step(policy, tx, opt_state)
