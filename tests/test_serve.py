@@ -1,6 +1,7 @@
-"""The gym service: the same levels as the in-process scheduler, exactly-once retries, resume, auth, limits,
-OpenEnv's own client, Prometheus metrics."""
+"""The gym service: the same levels as the in-process scheduler, exactly-once retries, a request id bound to
+one body, resume, auth, limits, OpenEnv's own client, Prometheus metrics."""
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -64,7 +65,7 @@ def test_service_levels_follow_the_in_process_scheduler_exactly(tmp_path):
         assert max(local.upper.values()) >= 2  # the levels did move
         # A retry of an applied request is answered from the log and counts nothing again.
         again = client.post("/verify", json={"request_id": "verify-9", "items": [
-            {"problem_id": p["problem_id"], "response": "wrong"} for p in drawn]}).json()
+            {"problem_id": p["problem_id"], "response": r} for p, r in zip(drawn, responses)]}).json()
         assert again["replayed"] and again["verdicts"] == result["verdicts"]
         assert client.get("/scheduler").json() == as_json(local.state_dict())
         assert client.get("/health").json()["verdicts"] == 80
@@ -77,6 +78,31 @@ def test_service_levels_follow_the_in_process_scheduler_exactly(tmp_path):
         assert client.post("/draw", json={"n": 1}).json()["problems"][0]["seed"] == local.sample().seed
     with pytest.raises(ValueError, match="other settings"):
         service(tmp_path / "state", SchedulerSettings(min_samples=7))
+
+
+def test_a_request_id_reused_with_another_body_is_refused(tmp_path):
+    """Adapters assign verdicts by position: an old response for other problems would reward the wrong samples."""
+    gym = service(tmp_path, collection="Multiplication")
+    with TestClient(create_app(gym)) as client:
+        drawn = client.post("/draw", json={"n": 5, "request_id": "d"}).json()["problems"]
+        items = [{"problem_id": p["problem_id"], "response": answer(p, True)} for p in drawn]
+        assert not client.post("/verify", json={"request_id": "r", "items": items[:2]}).json()["replayed"]
+        assert client.post("/verify", json={"request_id": "r", "items": items[:2]}).json()["replayed"]  # a retry
+        for reused in ({"request_id": "r", "items": items[2:]},
+                       {"request_id": "r", "items": [items[0], {**items[1], "response": "other"}]}):
+            refused = client.post("/verify", json=reused)
+            assert refused.status_code == 409 and "another body" in refused.json()["detail"], refused.text
+        assert client.post("/draw", json={"n": 4, "request_id": "d"}).status_code == 409
+        assert client.post("/draw", json={"n": 5, "request_id": "d"}).json()["replayed"]
+        assert client.get("/health").json()["verdicts"] == 2
+
+        async def racing():  # two bodies under one new id at once: one is applied, the other refused
+            return await asyncio.gather(gym.verify([(drawn[2]["problem_id"], "a")], "race"),
+                                        gym.verify([(drawn[3]["problem_id"], "b")], "race"), return_exceptions=True)
+
+        results = client.portal.call(racing)
+        assert sorted(type(r).__name__ for r in results) == ["RequestConflict", "dict"], results
+        assert client.get("/health").json()["verdicts"] == 3
 
 
 def test_static_scheduler_never_moves(tmp_path):

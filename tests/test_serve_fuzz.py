@@ -1,7 +1,11 @@
-"""Bad requests to a live service: each gets a 4xx with a one-line reason, none is counted, and it keeps serving."""
+"""Bad requests to a live service: each gets a 4xx with a one-line reason, none is counted, and it keeps serving;
+connections that never finish a request are closed, and the open connections are bounded."""
 
 import json
 import random
+import select
+import socket
+import time
 
 import httpx
 import pytest
@@ -53,8 +57,17 @@ def bad_requests(rng: random.Random, known_id: int) -> list[tuple[str, str, dict
     for body in [{"seed": 3}, {"episode_id": "e" * 300}, {"other": 1}] * 3:  # OpenEnv reset/step
         out.append(("POST", "/reset", {"json": body, "headers": auth}))
     for body in [{}, {"action": {}}, {"action": {"response": "x"}}, {"action": {"problem_id": known_id}},
-                 {"action": {"problem_id": known_id, "response": "x"}, "timeout_s": 3}] * 3:
+                 {"action": {"problem_id": known_id, "response": "x"}, "timeout_s": 3},
+                 {"action": {"problem_id": 2**63, "response": "x"}}] * 3:
         out.append(("POST", "/step", {"json": body, "headers": auth}))
+    json_headers = {**auth, "content-type": "application/json"}
+    for problem_id in (2**63, 2**70):  # past SQLite's integers
+        out.append(("POST", "/verify", {"json": {"items": [{"problem_id": problem_id, "response": "x"}]},
+                                        "headers": auth}))
+    for body in (b'{"items": [{"problem_id": 1, "response": "\\ud800"}]}',  # a lone surrogate: not storable text
+                 b'{"items": [{"problem_id": 1, "response": "x"}], "request_id": "\\udfff"}',
+                 b"[" * 30_000 + b"]" * 30_000):  # nested past the JSON parser's recursion limit
+        out.append(("POST", "/verify", {"content": body, "headers": json_headers}))
     for _ in range(10):  # oversized, declared and chunked
         out.append(("POST", "/verify", {"content": b"x" * (MAX_BODY_BYTES + 1), "headers": auth}))
         out.append(("POST", "/verify", {"content": iter([b"{" + b" " * MAX_BODY_BYTES, b"}"]), "headers": auth}))
@@ -75,7 +88,7 @@ def test_bad_requests_get_one_line_4xx_and_the_service_keeps_serving(tmp_path):
         client = httpx.Client(base_url=url, timeout=60, headers={"Authorization": f"Bearer {TOKEN}"})
         drawn = client.post("/draw", json={"n": 2, "request_id": "used-by-a-draw"}).json()["problems"]
         requests = bad_requests(rng, drawn[0]["problem_id"])
-        assert len(requests) >= 200
+        assert len(requests) >= 240
         statuses = {}
         bare = httpx.Client(base_url=url, timeout=60)
         for method, path, kwargs in requests:
@@ -91,7 +104,9 @@ def test_bad_requests_get_one_line_4xx_and_the_service_keeps_serving(tmp_path):
         with connect(url.replace("http", "ws") + "/ws", additional_headers={"Authorization": f"Bearer {TOKEN}"}) as ws:
             for message in ["not json", "[]", '{"data": {}}', '{"type": "dance"}', '{"type": "step", "data": {}}',
                             '{"type": "step", "data": {"response": "x"}}', '{"type": "reset", "data": {"seed": 1}}',
-                            '{"type": "reset", "data": 7}'] * 3:
+                            '{"type": "reset", "data": 7}', b'{"type": "state"}', "[" * 30_000 + "]" * 30_000,
+                            json.dumps({"type": "step", "data": {"problem_id": 2**70, "response": "x"}}),
+                            '{"type": "step", "data": {"problem_id": 1, "response": "\\ud800"}}'] * 3:
                 ws.send(message)
                 reply = json.loads(ws.recv())
                 assert reply["type"] == "error" and reply["data"]["code"].startswith("HTTP_4"), reply
@@ -105,7 +120,40 @@ def test_bad_requests_get_one_line_4xx_and_the_service_keeps_serving(tmp_path):
         assert client.get("/health").json()["verdicts"] == 2
 
 
-@pytest.mark.parametrize("flags", [["--max-body-mb", "0"], ["--collection", "C4", "--workers", "0"]])
+def closed(connection: socket.socket) -> bool:
+    """Whether the server has closed this connection (end of stream or reset)."""
+    if not select.select([connection], [], [], 0)[0]:
+        return False
+    try:
+        return connection.recv(1024) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_unfinished_requests_are_cut_off_and_connections_are_bounded(tmp_path):
+    """200 connections that need no token and never finish a request: past --max-connections they are closed at
+    once, the rest once --request-timeout-s passes; then the service answers as before."""
+    with live_server(tmp_path, "Multiplication", "--request-timeout-s", "1", "--max-connections", "50") as url:
+        port = int(url.rsplit(":", 1)[1])
+        half_open = []
+        for k in range(200):
+            connection = socket.create_connection(("127.0.0.1", port))
+            if k % 3 == 1:  # headers never finished
+                connection.sendall(b"POST /draw HTTP/1.1\r\nHost: x\r\n")
+            elif k % 3 == 2:  # a body never finished
+                connection.sendall(b"POST /draw HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+            half_open.append(connection)
+        time.sleep(0.5)
+        assert sum(map(closed, half_open)) >= 150  # the connections past the 50 allowed
+        time.sleep(2.0)
+        assert all(map(closed, half_open))
+        assert httpx.get(f"{url}/health", timeout=10).status_code == 200
+        for connection in half_open:
+            connection.close()
+
+
+@pytest.mark.parametrize("flags", [["--max-body-mb", "0"], ["--collection", "C4", "--workers", "0"],
+                                   ["--request-timeout-s", "0"], ["--max-connections", "-1"]])
 def test_bad_flags_exit_with_one_line(tmp_path, flags):
     import subprocess
     import sys

@@ -7,7 +7,10 @@ Problems come from LiveCodeBench's released JSONL (question_content, starter_cod
 private test cases, metadata.func_name); each response's program is the last fenced code block;
 each program runs on every test in the sandbox (rlve_jax/evaluation/sandbox.py, one fresh isolated run per
 program, rlve_jax/evaluation/code_harness.py inside); a sample is correct when every test passes; the
-summary is the unbiased pass@k (Chen et al. 2021) of scores.summarize.
+summary is the unbiased pass@k (Chen et al. 2021) of scores.summarize. Program output is untrusted:
+whatever it makes a comparison raise is a mismatch, and whatever makes judging one sample fail is that
+sample's verdict alone. Responses and verdicts are written as they are reached, so an interrupted run
+resumes (SuiteLog).
 """
 
 from __future__ import annotations
@@ -15,18 +18,20 @@ from __future__ import annotations
 import ast
 import base64
 import dataclasses
+import hashlib
 import io
+import itertools
 import json
 import os
 import pickle
 import sys
 import time
 import zlib
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from rlve_jax.gym.env import Problem, Verdict
 from rlve_jax.generation.rollout import eval_settings
@@ -75,10 +80,12 @@ class CodeProblem:
 @dataclass(frozen=True)
 class Judgement:
     passed: bool
-    reason: str  # passed | no_code | compile | wrong_answer | error | timeout | signal | sandbox verdicts
+    # passed | no_code | compile | wrong_answer | error | timeout | signal | judge_error | sandbox verdicts
+    reason: str
     tests_passed: int
     tests: int
     seconds: float
+    detail: str = ""  # one line: why comparing an output raised, or why judging the sample failed
 
 
 # ---------------------------------------------------------------------------
@@ -243,8 +250,13 @@ def run_limits(problem: CodeProblem, timeout_s: float, memory_mb: int) -> Limits
                   stall_s=timeout_s + HARNESS_SLACK_S)
 
 
+def _one_line(error: BaseException) -> str:
+    return " ".join(f"{type(error).__name__}: {error}".split())[:300]
+
+
 def judge(problem: CodeProblem, program: str, sandbox: Sandbox, timeout_s: float = 6.0) -> Judgement:
-    """Run `program` on every test of `problem` in one sandboxed run; compare the outputs outside it."""
+    """Run `program` on every test of `problem` in one sandboxed run; compare the outputs outside it. An
+    output that makes the comparison raise (Decimal('sNaN'), JSON nested 100,000 deep) is a mismatch."""
     if not program.strip():
         return Judgement(False, "no_code", 0, len(problem.tests), 0.0)
     spec = {"mode": problem.mode, "fn_name": problem.fn_name, "inputs": [inp for inp, _ in problem.tests],
@@ -257,7 +269,7 @@ def judge(problem: CodeProblem, program: str, sandbox: Sandbox, timeout_s: float
         try:
             record = json.loads(line)
             records.setdefault(int(record["test"]), record)
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):  # not a harness record (a bare run's program)
             continue
     matches = stdio_matches if problem.mode == "stdin" else functional_matches
     passed = 0
@@ -268,22 +280,46 @@ def judge(problem: CodeProblem, program: str, sandbox: Sandbox, timeout_s: float
             return Judgement(False, reason, passed, len(problem.tests), result.wall_s)
         if record.get("status") != "ok":
             return Judgement(False, str(record.get("status")), passed, len(problem.tests), result.wall_s)
-        if not matches(str(record.get("output", "")), expected):
+        try:
+            same = matches(str(record.get("output", "")), expected)
+        except Exception as error:  # noqa: BLE001 - the output is the program's: failing to compare it is a mismatch
+            return Judgement(False, "wrong_answer", passed, len(problem.tests), result.wall_s,
+                             f"test {index}: comparing the output raised {_one_line(error)}")
+        if not same:
             return Judgement(False, "wrong_answer", passed, len(problem.tests), result.wall_s)
         passed += 1
     return Judgement(True, "passed", passed, len(problem.tests), result.wall_s)
 
 
+def _judge_sample(problem: CodeProblem, program: str, sandbox: Sandbox, timeout_s: float) -> Judgement:
+    """judge, with anything it raises (a run the sandbox could not start, say) as this sample's verdict."""
+    start = time.perf_counter()
+    try:
+        return judge(problem, program, sandbox, timeout_s)
+    except Exception as error:  # noqa: BLE001 - one sample's failure must not cost the suite
+        return Judgement(False, "judge_error", 0, len(problem.tests), time.perf_counter() - start, _one_line(error))
+
+
 def judge_all(problems: Sequence[CodeProblem], programs: Sequence[Sequence[str]], sandbox: Sandbox,
-              timeout_s: float = 6.0, workers: int = 2) -> list[list[Judgement]]:
-    """Judge programs[i][j] (sample j of problem i), `workers` sandboxed runs in flight."""
-    jobs = [(i, j) for i, samples in enumerate(programs) for j in range(len(samples))]
-    with ThreadPoolExecutor(max(1, workers)) as executor:
-        done = list(executor.map(lambda ij: judge(problems[ij[0]], programs[ij[0]][ij[1]], sandbox, timeout_s),
-                                 jobs))
-    out: list[list[Judgement]] = [[] for _ in programs]
-    for (i, _), judgement in zip(jobs, done):
-        out[i].append(judgement)
+              timeout_s: float = 6.0, workers: int = 2,
+              on_judged: Callable[[int, list[Judgement]], None] | None = None) -> list[list[Judgement]]:
+    """Judge programs[i][j] (sample j of problem i), `workers` sandboxed runs in flight; a failure of any kind
+    is one sample's verdict. on_judged(i, judgements) runs in this thread as soon as problem i is judged, so
+    the caller can keep each verdict before the next; an interruption cancels the runs not yet started."""
+    out: list[list[Judgement | None]] = [[None] * len(samples) for samples in programs]
+    left = [len(samples) for samples in programs]
+    executor = ThreadPoolExecutor(max(1, workers))
+    try:
+        jobs = {executor.submit(_judge_sample, problems[i], program, sandbox, timeout_s): (i, j)
+                for i, samples in enumerate(programs) for j, program in enumerate(samples)}
+        for job in as_completed(jobs):
+            i, j = jobs[job]
+            out[i][j] = job.result()
+            left[i] -= 1
+            if not left[i] and on_judged is not None:
+                on_judged(i, out[i])
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
     return out
 
 
@@ -320,55 +356,152 @@ def prepare(config) -> tuple[list[CodeProblem], Sandbox, int]:
 
 
 def generate_responses(policy, problems: Sequence[CodeProblem], settings, seed: int, rollout,
-                       batch_prompts: int = 64) -> list[list[str]]:
+                       batch_prompts: int = 64, prompt_ids: Sequence[int] | None = None) -> Iterator[list[list[str]]]:
     """settings.samples responses per problem (the prompt without the boxed-answer instruction), through the
-    configured generator (rollout.engine) sized for the longest prompt."""
+    configured generator (rollout.engine) sized for the longest prompt; yielded a batch of problems at a time,
+    as generated. prompt_ids (default 0, 1, ...) key each problem's sampling, so a problem gets the same
+    responses whichever others are generated with it (a resumed run generates only the missing ones)."""
     import jax
 
     from rlve_jax.generation.generator import make_generator
 
+    if not problems:
+        return
+    prompt_ids = list(range(len(problems))) if prompt_ids is None else list(prompt_ids)
     fmt = dataclasses.replace(policy.prompt_format, instruction=None)
     prompts = [policy.tokenizer.encode(fmt.render(prompt(p))) for p in problems]
     generator = make_generator(rollout.engine, policy, max_prompt_tokens=max(map(len, prompts)),
                                max_new_tokens=settings.max_new_tokens,
                                cache_budget_tokens=settings.cache_budget_tokens, segment_steps=rollout.segment_steps)
     model = policy.sampler_model()
-    texts: list[list[str]] = []
     for first in range(0, len(problems), batch_prompts):
         chunk = prompts[first:first + batch_prompts]
         out = generator.generate(
             model, chunk, n_per_prompt=settings.samples, max_new_tokens=settings.max_new_tokens,
             temperature=settings.temperature, top_p=settings.top_p, top_k=settings.top_k,
-            stop_ids=policy.stop_ids, rng=jax.random.key(seed), prompt_ids=list(range(first, first + len(chunk))))
+            stop_ids=policy.stop_ids, rng=jax.random.key(seed), prompt_ids=prompt_ids[first:first + len(chunk)])
         decoded = [policy.tokenizer.decode(out.tokens[i, :out.lengths[i]].tolist(), skip_special_tokens=True)
                    for i in range(len(out.lengths))]
-        texts += [decoded[i:i + settings.samples] for i in range(0, len(decoded), settings.samples)]
-    return texts
+        yield [decoded[i:i + settings.samples] for i in range(0, len(decoded), settings.samples)]
+
+
+def _complete_lines(path: Path) -> list[dict]:
+    """The JSON records of a file's complete lines ([] when it is missing). A last line a killed writer left
+    unfinished is cut off the file, so that the next append starts a line of its own."""
+    if not path.exists():
+        return []
+    records, end = [], 0
+    with open(path, "rb+") as f:
+        for line in f:
+            if not line.endswith(b"\n"):
+                break
+            end += len(line)
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+        f.truncate(end)
+    return records
+
+
+class SuiteLog:
+    """The suite's files in `workdir`, appended as work completes, so that an interrupted or failed run keeps
+    every response and verdict it reached and the next run with the same settings resumes from them:
+    <NAME>_generated.jsonl (a problem's responses per line, written after each generation batch; removed
+    when the run finishes) and <NAME>_responses.jsonl (a sample's verdict per line, written as each problem
+    is judged). Every line carries the run's key (a hash of the settings that decide responses and verdicts);
+    a finished run (its summary written), other settings or resume=False start both files afresh."""
+
+    def __init__(self, workdir: Path, key: str, samples: int, resume: bool):
+        self.key = key
+        self.generated_path = workdir / f"{NAME}_generated.jsonl"
+        self.responses_path = workdir / f"{NAME}_responses.jsonl"
+        self.summary_path = workdir / f"{NAME}_summary.json"
+        generated, judged = _complete_lines(self.generated_path), _complete_lines(self.responses_path)
+        fresh = not resume or self.summary_path.exists() or any(r.get("run") != key for r in generated + judged)
+        self.summary_path.unlink(missing_ok=True)
+        if fresh:
+            generated, judged = [], []
+            for path in (self.generated_path, self.responses_path):
+                path.write_text("")
+        self.responses = {r["question_id"]: r["responses"] for r in generated}
+        fields = [f.name for f in dataclasses.fields(Judgement)]
+        rows: dict[str, dict[int, Judgement]] = {}
+        for r in judged:
+            rows.setdefault(r["question_id"], {})[r["sample"]] = Judgement(**{k: r[k] for k in fields if k in r})
+        self.verdicts = {qid: [row[j] for j in range(samples)] for qid, row in rows.items() if len(row) == samples}
+
+    def add_responses(self, problems: Sequence[CodeProblem], responses: Sequence[Sequence[str]]) -> None:
+        self._append(self.generated_path, [{"run": self.key, "question_id": p.question_id, "responses": list(texts)}
+                                           for p, texts in zip(problems, responses)])
+
+    def add_judgements(self, problem: CodeProblem, responses: Sequence[str], programs: Sequence[str],
+                       judgements: Sequence[Judgement]) -> None:
+        self._append(self.responses_path, [
+            {"run": self.key, "benchmark": NAME, "question_id": problem.question_id, "sample": j,
+             "difficulty": problem.difficulty, "response": text, "program": code, **dataclasses.asdict(mark)}
+            for j, (text, code, mark) in enumerate(zip(responses, programs, judgements))])
+
+    def finish(self, summary: dict) -> None:
+        self.summary_path.write_text(json.dumps(summary, indent=2))
+        self.generated_path.unlink()  # every response is in <NAME>_responses.jsonl now
+
+    @staticmethod
+    def _append(path: Path, records: list[dict]) -> None:
+        with open(path, "a") as f:  # ASCII JSON: any text a model wrote can be stored
+            f.write("".join(json.dumps(r) + "\n" for r in records))
+
+
+def run_key(config, samples: int) -> str:
+    """What decides the suite's responses and verdicts (all but the number of judge workers), hashed."""
+    settings = {name: config[name].to_dict() for name in ("model", "tokenizer", "rollout", "eval")}
+    settings["eval"].pop("code_workers", None)
+    text = json.dumps([settings, config.seed, samples], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def run_suite(config, policy, workdir: Path, problems: Sequence[CodeProblem], sandbox: Sandbox,
               samples: int, write: bool = True) -> dict:
-    """Sample, extract, judge in the sandbox; write <workdir>/livecodebench_{responses.jsonl,summary.json}."""
+    """Sample, extract, judge in the sandbox; write <workdir>/livecodebench_{generated.jsonl,responses.jsonl,
+    summary.json} as it goes (SuiteLog). A single-process run resumes an interrupted one; with several
+    processes every one generates every problem (generation is collective), so they start afresh."""
+    import jax
+
     start = time.perf_counter()
-    responses = generate_responses(policy, problems, eval_settings(config.eval, config.rollout, samples), config.seed,
-                                   config.rollout, config.eval.batch_prompts)
+    log = SuiteLog(workdir, run_key(config, samples), samples, resume=jax.process_count() == 1) if write else None
+    responses = dict(log.responses) if log else {}
+    missing = [i for i, p in enumerate(problems) if p.question_id not in responses]
+    pending = iter(missing)
+    settings = eval_settings(config.eval, config.rollout, samples)
+    for batch in generate_responses(policy, [problems[i] for i in missing], settings, config.seed, config.rollout,
+                                    config.eval.batch_prompts, prompt_ids=missing):
+        batch_problems = [problems[i] for i in itertools.islice(pending, len(batch))]
+        responses.update((p.question_id, texts) for p, texts in zip(batch_problems, batch))
+        if log:
+            log.add_responses(batch_problems, batch)
     generated = time.perf_counter()
-    programs = [[extract_program(r) for r in row] for row in responses]
-    judgements = judge_all(problems, programs, sandbox, config.eval.code_timeout_s,
-                           config.eval.code_workers or os.cpu_count() or 1)
+    texts = [responses[p.question_id] for p in problems]
+    programs = [[extract_program(r) for r in row] for row in texts]
+    judgements = [log.verdicts.get(p.question_id) if log else None for p in problems]
+    unjudged = [i for i, row in enumerate(judgements) if row is None]
+
+    def keep(k: int, row: list[Judgement]) -> None:
+        i = unjudged[k]
+        judgements[i] = row
+        if log:
+            log.add_judgements(problems[i], texts[i], programs[i], row)
+
+    judge_all([problems[i] for i in unjudged], [programs[i] for i in unjudged], sandbox, config.eval.code_timeout_s,
+              config.eval.code_workers or os.cpu_count() or 1, on_judged=keep)
     summary = summarize(problems, judgements, sorted({1, PASS_K, samples}))
     summary.update(seconds=time.perf_counter() - start, judge_seconds=time.perf_counter() - generated,
-                   problems_per_second=len(problems) / (time.perf_counter() - start), sandbox=sandbox.isolation)
-    if write:
-        with open(workdir / f"{NAME}_responses.jsonl", "w", encoding="utf-8") as f:
-            for problem, texts, codes, marks in zip(problems, responses, programs, judgements):
-                for j, (text, code, mark) in enumerate(zip(texts, codes, marks)):
-                    f.write(json.dumps({"benchmark": NAME, "question_id": problem.question_id, "sample": j,
-                                        "difficulty": problem.difficulty, "response": text, "program": code,
-                                        "passed": mark.passed, "reason": mark.reason,
-                                        "tests_passed": mark.tests_passed, "tests": mark.tests},
-                                       ensure_ascii=False) + "\n")
-        (workdir / f"{NAME}_summary.json").write_text(json.dumps(summary, indent=2))
+                   problems_per_second=len(problems) / (time.perf_counter() - start), sandbox=sandbox.isolation,
+                   resumed={"responses": len(problems) - len(missing), "verdicts": len(problems) - len(unjudged)},
+                   judge_errors=sum(j.reason == "judge_error" for row in judgements for j in row))
+    if log:
+        log.finish(summary)
         print(scores.format_summary(f"{NAME} (Avg@{samples}, sandbox {sandbox.isolation})", summary))
         print(f"{len(problems)} problems in {summary['seconds']:.1f} s (judging {summary['judge_seconds']:.1f} s)")
     return summary

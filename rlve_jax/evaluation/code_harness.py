@@ -4,10 +4,13 @@
 
 tests.json: {"mode": "stdin" | "functional", "fn_name": str, "inputs": [str], "timeout_s": float,
 "isolated": bool (in the namespace sandbox: leftovers of each test are killed)}.
-Each test runs in a forked child (fresh program state, a real stdin and stdout, its own time limit);
-one JSON line per test goes to stdout: {"test", "status": ok|error|timeout|signal, "output", "error"},
-after a first line {"event": "started"} (the evaluator's stall limit runs from it: a test that stops
-this harness is cut off one test's time later, as Limits.stall_s).
+Each test runs in a forked child (fresh program state, its own time limit) whose stdin, stdout and
+stderr are unlinked files, never pipes: no amount of output blocks a test, and no pipe quota (per uid,
+shared by every run) that another program exhausts can slow one. One JSON line per test goes to
+stdout: {"test", "status": ok|error|timeout|signal, "output", "error"}, after a first line
+{"event": "started"} (the evaluator's stall limit runs from it: a test that stops this harness is
+cut off one test's time later, as Limits.stall_s). In the sandbox, every process a test left behind
+is killed and gone before the next test starts.
 Expected outputs never enter the sandbox: the evaluator compares outside, so a program that
 tampers with this harness can only lose. A compile error, error or timeout ends the run (the
 sample has failed), as in LiveCodeBench.
@@ -25,6 +28,7 @@ import time
 import traceback
 
 OUTPUT_CAP = 1 << 26  # bytes of one test's output that are read back
+ERROR_TAIL = 4096  # bytes of the end of one test's stderr that are read back (the traceback)
 
 
 def _anonymous_file(name: str, data: bytes = b"") -> int:
@@ -70,30 +74,34 @@ def _child(code, spec: dict, test_input: str, in_fd: int, out_fd: int) -> None:
 
 
 def _kill_the_rest(spec: dict) -> None:
-    """In the sandbox, SIGKILL every process of the run but init and this harness: nothing a test
-    started survives it (to write a later test's output, say). Only there: the run's own PID
-    namespace (this harness is its PID 2, under its init) shows nothing but the run's processes."""
+    """In the sandbox, SIGKILL every process of the run but init and this harness, and wait until they
+    are gone: nothing a test started survives into the next one (to write its output, say). kill(-1)
+    reaches every process of the run's PID namespace at once (a process forking at that moment cannot
+    leave a child behind), so it does not depend on timing. Only there: the run's own PID namespace
+    (this harness is its PID 2, under its init, which reaps the orphans) holds nothing else."""
     if not spec.get("isolated") or (os.getpid(), os.getppid()) != (2, 1):
         return
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) not in (1, os.getpid()):
-            try:
-                os.kill(int(entry), signal.SIGKILL)
-            except OSError:
-                pass
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:  # nothing else is running
+        pass
+    while any(entry.isdigit() and int(entry) not in (1, 2) for entry in os.listdir("/proc")):
+        try:  # a process made a child of this harness (clone's CLONE_PARENT) is reaped here, the rest by init
+            os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        time.sleep(0.001)
 
 
 def _run_test(code, spec: dict, index: int, test_input: str) -> dict:
     in_fd = _anonymous_file(f".in{index}", test_input.encode())
     out_fd = _anonymous_file(f".out{index}")
-    err_r, err_w = os.pipe()
+    err_fd = _anonymous_file(f".err{index}")
     start = time.monotonic()
     pid = os.fork()
     if pid == 0:
-        os.close(err_r)
-        os.dup2(err_w, 2)
+        os.dup2(err_fd, 2)
         _child(code, spec, test_input, in_fd, out_fd)
-    os.close(err_w)
     pidfd = os.pidfd_open(pid)
     finished = select.select([pidfd], [], [], spec["timeout_s"])[0]
     if not finished:
@@ -102,15 +110,11 @@ def _run_test(code, spec: dict, index: int, test_input: str) -> dict:
     os.close(pidfd)
     seconds = time.monotonic() - start
     _kill_the_rest(spec)
-    os.set_blocking(err_r, False)
-    try:
-        error = os.read(err_r, 4096).decode(errors="replace")
-    except BlockingIOError:
-        error = ""
-    os.close(err_r)
+    error_bytes = os.fstat(err_fd).st_size
+    error = os.pread(err_fd, ERROR_TAIL, max(0, error_bytes - ERROR_TAIL)).decode(errors="replace")
     output = os.pread(out_fd, OUTPUT_CAP, 0).decode("utf-8", errors="replace")
-    os.close(in_fd)
-    os.close(out_fd)
+    for fd in (in_fd, out_fd, err_fd):
+        os.close(fd)
     record = {"test": index, "seconds": round(seconds, 4)}
     if not finished:
         return {**record, "status": "timeout"}

@@ -20,8 +20,10 @@ program. The evaluator must be root (a container or VM); each run gets:
   own uid and groups, since an unprivileged user namespace can map no other identity;
 * a memory bound beyond each process's address space (memfd, SysV shared memory, kernel objects):
   a memory cgroup per run capped at Limits.run_memory_mb (the program is the OOM killer's first
-  choice), or where no cgroup can be made a seccomp filter refusing memfd_create, shmget and
-  msgget; with neither the sandbox refuses with one line (`memory_bound` picks one);
+  choice), or where no cgroup can be made a seccomp filter refusing what could hold kernel memory
+  past it and a judged program never needs (SECCOMP_DENIED: memfd, SysV shared memory and message
+  queues, sockets, growing a pipe); with neither the sandbox refuses with one line (`memory_bound`
+  picks one);
 * rlimits per process: CPU seconds, address space, file size, open files, no core dumps, no POSIX
   message queues; a process limit per run (RLIMIT_NPROC, counted per user namespace since Linux
   5.14); a wall-clock limit; an optional stall limit (stdout silent past Limits.stall_s ends the
@@ -56,7 +58,12 @@ from dataclasses import asdict, dataclass, field
 
 ISOLATIONS = ("namespaces", "none")
 MEMORY_BOUNDS = ("auto", "cgroup", "seccomp")
-SECCOMP_DENIED = ("memfd_create", "shmget", "msgget")  # memory outside any address space and the workdir's cap
+# What the seccomp bound refuses (EPERM): kernel memory outside any address space and the workdir's cap
+# that a judged program never needs. Sockets included: the buffers of unix socketpairs with SO_SNDBUF
+# raised held 1,535 MiB for 5 processes of a run limited to 448 MiB (the network namespace has no
+# network anyway); and F_SETPIPE_SZ, which grows a pipe past its 64 KiB (pipes share one quota per uid).
+SECCOMP_DENIED = ("memfd_create", "shmget", "msgget", "socket", "socketpair")
+F_SETPIPE_SZ = 1031  # fcntl's command, refused by the seccomp bound
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
@@ -153,8 +160,8 @@ class Sandbox:
     limits: Limits = field(default_factory=Limits)
     uid: int = 65534  # the unprivileged uid (and gid) programs run as when the evaluator is root
     # What bounds the run's memory beyond each process's address space (memfd, shared memory, kernel
-    # objects): "cgroup" (a memory cgroup per run), "seccomp" (no memfd_create, shmget, msgget) or
-    # "auto" (a cgroup where one can be made here, else the seccomp filter).
+    # objects): "cgroup" (a memory cgroup per run), "seccomp" (SECCOMP_DENIED and F_SETPIPE_SZ refused)
+    # or "auto" (a cgroup where one can be made here, else the seccomp filter).
     memory_bound: str = "auto"
 
     def __post_init__(self) -> None:
@@ -192,7 +199,8 @@ def _probe(box: Sandbox) -> str:
         return PLAIN_USER
     if platform.machine() not in SYS_PIVOT_ROOT:
         return f"the namespace sandbox supports {sorted(SYS_PIVOT_ROOT)}, not {platform.machine()}"
-    code = "import socket, os; print(len(socket.if_nameindex()), os.getcwd())"
+    # The interfaces from /proc/net/dev (two header lines), not a socket: the seccomp bound refuses sockets.
+    code = "import os; print(len(open('/proc/net/dev').readlines()) - 2, os.getcwd())"
     result = _run_isolated([sys.executable, "-I", "-S", "-c", code], {}, b"", Limits(wall_s=20.0), box.uid,
                            box.memory_bound)
     if result.status != "ok":
@@ -361,8 +369,8 @@ def _pyseccomp_path() -> str:
 
 def _seccomp_filter(path: str):
     """The seccomp bound, built once in the fork server and loaded by each program (inherited by fork):
-    memfd_create, shmget and msgget fail with EPERM. None if pyseccomp (at `path`) or libseccomp does
-    not load."""
+    the calls of SECCOMP_DENIED and fcntl(F_SETPIPE_SZ) fail with EPERM. None if pyseccomp (at `path`)
+    or libseccomp does not load."""
     if not path:
         return None
     try:
@@ -372,6 +380,7 @@ def _seccomp_filter(path: str):
         syscall_filter = seccomp.SyscallFilter(seccomp.ALLOW)
         for name in SECCOMP_DENIED:
             syscall_filter.add_rule(seccomp.ERRNO(errno.EPERM), name)
+        syscall_filter.add_rule(seccomp.ERRNO(errno.EPERM), "fcntl", seccomp.Arg(1, seccomp.EQ, F_SETPIPE_SZ))
         return syscall_filter
     except Exception:  # noqa: BLE001 - any failure to load means "no seccomp bound here"
         return None

@@ -9,31 +9,35 @@ Endpoints (docs/serve.md has the details and client examples):
   service   GET /health (no auth), GET /metrics (Prometheus text), GET /scheduler (the scheduler's state_dict),
             GET /env/{name} (one environment's level, window and counts)
 
-Every 4xx carries a one-line `detail`. With a token (RLVE_SERVE_TOKEN or --token-file) every endpoint but
-/health needs `Authorization: Bearer <token>`. Request bodies (and WebSocket messages) are bounded by
---max-body-mb.
+Every 4xx carries a one-line `detail`; a bad WebSocket message gets an error message and the session goes
+on. With a token (RLVE_SERVE_TOKEN or --token-file) every endpoint but /health needs
+`Authorization: Bearer <token>`. Request bodies (and WebSocket messages) are bounded by --max-body-mb, the
+time a client may take to send a request by --request-timeout-s, open connections by --max-connections.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import hmac
 import json
 import logging
 import os
+import resource
 import sys
 import uuid
 from pathlib import Path
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
 
 import uvicorn
 from fastapi import Depends, FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from rlve_jax.gym.integrations import PROMPT_FORMATS
 from rlve_jax.gym.scheduler import KINDS
@@ -46,7 +50,11 @@ MAX_DRAW = 4096  # problems per draw request
 MAX_ITEMS = 16_384  # responses per verify request
 MAX_RESPONSE_CHARS = 1_000_000  # one response (the verifier reads at most env.MAX_ANSWER_CHARS of its answer)
 MAX_ID_CHARS = 255  # request and episode ids (OpenEnv's limit)
+MAX_PROBLEM_ID = 2**63 - 1  # problem ids are SQLite integers
 DEFAULT_MAX_BODY_MB = 64.0
+DEFAULT_REQUEST_TIMEOUT_S = 10.0  # to send a whole request (headers and body)
+DEFAULT_MAX_CONNECTIONS = 1024  # HTTP and WebSocket connections open at once
+SPARE_FILES = 256  # open files beyond the connections: the pool's pipes, the database, the log
 TOKEN_ENV = "RLVE_SERVE_TOKEN"
 
 
@@ -58,45 +66,58 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _unicode(text: str) -> str:
+    """JSON can carry a lone surrogate ("\\ud800"), which no UTF-8 file or database can store."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (it holds a lone surrogate)") from None
+    return text
+
+
+Text = Annotated[str, AfterValidator(_unicode)]
+ProblemId = Annotated[int, Field(ge=0, le=MAX_PROBLEM_ID, description="The id a draw or reset handed out")]
+
+
 class DrawRequest(_Strict):
     n: int = Field(1, ge=1, le=MAX_DRAW, description="How many problems to draw from the scheduler")
-    request_id: Optional[str] = Field(None, min_length=1, max_length=MAX_ID_CHARS,
-                                      description="Idempotency key: a retry returns the same problems")
+    request_id: Optional[Text] = Field(None, min_length=1, max_length=MAX_ID_CHARS,
+                                       description="Idempotency key: a retry returns the same problems")
 
 
 class VerifyItem(_Strict):
-    problem_id: int = Field(ge=0, description="The id a draw or reset handed out")
-    response: str = Field(max_length=MAX_RESPONSE_CHARS, description="The model's output text")
+    problem_id: ProblemId
+    response: Text = Field(max_length=MAX_RESPONSE_CHARS, description="The model's output text")
 
 
 class VerifyRequest(_Strict):
     items: list[VerifyItem] = Field(min_length=1, max_length=MAX_ITEMS)
-    request_id: Optional[str] = Field(None, min_length=1, max_length=MAX_ID_CHARS,
-                                      description="Idempotency key: a retry is answered, never counted twice")
+    request_id: Optional[Text] = Field(None, min_length=1, max_length=MAX_ID_CHARS,
+                                       description="Idempotency key: a retry is answered, never counted twice")
 
 
 class StepAction(_Strict):
     """The action of an OpenEnv step: the response to a problem (the WebSocket session's own by default)."""
 
-    response: str = Field(max_length=MAX_RESPONSE_CHARS, description="The model's output text")
-    problem_id: Optional[int] = Field(None, ge=0, description="Required over HTTP; a session defaults to its "
-                                      "last reset's problem")
-    request_id: Optional[str] = Field(None, min_length=1, max_length=MAX_ID_CHARS)
+    response: Text = Field(max_length=MAX_RESPONSE_CHARS, description="The model's output text")
+    problem_id: Optional[int] = Field(None, ge=0, le=MAX_PROBLEM_ID, description="Required over HTTP; a session "
+                                      "defaults to its last reset's problem")
+    request_id: Optional[Text] = Field(None, min_length=1, max_length=MAX_ID_CHARS)
 
 
 class ResetBody(_Strict):
     """OpenEnv's ResetRequest; the seed is the scheduler's, so a client may not choose one."""
 
     seed: Optional[int] = Field(None, description="Not accepted: problems and seeds come from the scheduler")
-    episode_id: Optional[str] = Field(None, max_length=MAX_ID_CHARS)
-    request_id: Optional[str] = Field(None, min_length=1, max_length=MAX_ID_CHARS)
+    episode_id: Optional[Text] = Field(None, max_length=MAX_ID_CHARS)
+    request_id: Optional[Text] = Field(None, min_length=1, max_length=MAX_ID_CHARS)
 
 
 class StepBody(_Strict):
     """OpenEnv's StepRequest (its timeout is the pool's, so timeout_s is not accepted)."""
 
     action: StepAction
-    request_id: Optional[str] = Field(None, min_length=1, max_length=MAX_ID_CHARS)
+    request_id: Optional[Text] = Field(None, min_length=1, max_length=MAX_ID_CHARS)
 
 
 class ProblemObservation(BaseModel):
@@ -318,15 +339,24 @@ def create_app(service: GymService, token: str | None = None,
             await websocket.close(code=1008, reason="missing or wrong bearer token")
             return
         await websocket.accept()
+        try:
+            await serve_session(websocket)
+        except WebSocketDisconnect:
+            return
+        except Exception as error:  # noqa: BLE001 - the session ends with a code and a reason, never silently
+            log.exception("internal error on /ws")
+            with contextlib.suppress(Exception):  # the peer may be gone already
+                await websocket.close(code=1011, reason=f"internal error: {type(error).__name__}")
+
+    async def serve_session(websocket: WebSocket) -> None:
         state = GymState()
         problem_id: int | None = None
         while True:
-            try:
-                raw = await websocket.receive_text()
-            except WebSocketDisconnect:
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
                 return
             try:
-                message = _ws_message(raw, max_body_bytes)
+                message = _ws_message(received.get("text"), max_body_bytes)
                 kind, data = message["type"], message.get("data") or {}
                 if kind == "close":
                     await websocket.close()
@@ -355,14 +385,18 @@ def create_app(service: GymService, token: str | None = None,
     return app
 
 
-def _ws_message(raw: str, max_bytes: int) -> dict:
-    """A WebSocket message as a dict with a `type`, or a ClientError saying why not."""
+def _ws_message(raw: str | None, max_bytes: int) -> dict:
+    """A WebSocket text message as a dict with a `type`, or a ClientError saying why not."""
+    if raw is None:
+        raise ClientError(400, "binary frames are not accepted: send JSON text messages")
     if len(raw) > max_bytes:
         raise ClientError(413, f"message over the limit of {max_bytes} bytes")
     try:
         message = json.loads(raw)
     except ValueError as error:
         raise ClientError(400, f"invalid JSON: {error}") from None
+    except RecursionError:
+        raise ClientError(400, "invalid JSON: nested too deeply") from None
     if not isinstance(message, dict) or "type" not in message:
         raise ClientError(400, "a message is a JSON object with a 'type' (reset, step, state, close)")
     if not isinstance(message.get("data") or {}, dict):
@@ -375,6 +409,63 @@ def _parsed(model: type[BaseModel], data: dict, where: str) -> Any:
         return model.model_validate(data)
     except ValidationError as error:
         raise ClientError(422, f"{where}.{one_line(error)}") from None
+
+
+# ---------------------------------------------------------------------------
+# Connections: what uvicorn leaves unbounded
+
+
+def guarded_http(request_timeout_s: float, max_connections: int) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol with two bounds it lacks: a request (headers and body) must arrive within
+    request_timeout_s of the connection opening or of the previous response, so a client that sends nothing,
+    or its headers a byte at a time, is cut off (idle keep-alive connections close sooner, at uvicorn's
+    timeout_keep_alive); and a connection past max_connections open ones (HTTP and WebSocket) is closed at once.
+    A connection upgraded to a WebSocket is no longer timed (its pings find dead peers)."""
+
+    class GuardedHTTP(AutoHTTPProtocol):
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._deadline = None
+            if len(self.connections) > max_connections:
+                transport.close()
+            else:
+                self._await_request()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._await_request()
+
+        def connection_lost(self, exc) -> None:
+            self._stop_deadline()
+            super().connection_lost(exc)
+
+        def _await_request(self) -> None:
+            self._stop_deadline()
+            self._deadline = self.loop.call_later(request_timeout_s, self._request_due, self.cycle)
+
+        def _stop_deadline(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+
+        def _request_due(self, previous) -> None:
+            if self.transport.is_closing() or self.transport.get_protocol() is not self:  # closed, or a WebSocket
+                return
+            if self.cycle is not previous and not self.cycle.more_body:  # the next request arrived whole
+                return
+            self.transport.close()
+
+    return GuardedHTTP
+
+
+def allow_open_files(max_connections: int) -> None:
+    """Raise this process's open-file limit to what max_connections needs (up to the hard limit), or refuse."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = max_connections + SPARE_FILES
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        if hard != resource.RLIM_INFINITY and hard < needed:
+            raise ValueError(f"--max-connections {max_connections} needs {needed} open files, but the hard limit is "
+                             f"{hard}: raise it (ulimit -Hn) or lower --max-connections")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
 
 
 # ---------------------------------------------------------------------------
@@ -404,6 +495,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--sync", default="full", choices=SYNC_MODES,
                         help="SQLite synchronous mode: full survives power loss, normal a killed process")
     parser.add_argument("--max-body-mb", type=float, default=DEFAULT_MAX_BODY_MB)
+    parser.add_argument("--request-timeout-s", type=float, default=DEFAULT_REQUEST_TIMEOUT_S,
+                        help="a client's time to send a whole request (headers and body), from its connection or "
+                             "the previous response; slower connections are closed")
+    parser.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
+                        help="HTTP and WebSocket connections open at once; one more is closed at once")
+    parser.add_argument("--accept-state-loss", action="store_true",
+                        help="start from a --state that holds less than it acknowledged (a damaged or lost WAL), "
+                             "continuing from what it holds; without it such a state is refused")
     parser.add_argument("--token-file", type=Path, help=f"bearer token file (or set {TOKEN_ENV})")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     return parser.parse_args(argv)
@@ -421,20 +520,24 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        if args.max_body_mb <= 0:
-            raise ValueError(f"--max-body-mb must be > 0, got {args.max_body_mb}")
+        for flag, value in (("--max-body-mb", args.max_body_mb), ("--request-timeout-s", args.request_timeout_s),
+                            ("--max-connections", args.max_connections)):
+            if value <= 0:
+                raise ValueError(f"{flag} must be > 0, got {value}")
+        allow_open_files(args.max_connections)
         token = read_token(args.token_file)
         scheduler = SchedulerSettings(args.scheduler, args.initial_difficulty, args.window, args.promote_threshold,
                                       args.min_samples, args.static_lo, args.static_hi, args.seed)
         service = GymService(args.state, args.collection, scheduler, args.prompt_format, args.workers,
-                             args.timeout_s, args.memory_limit_mb or None, args.sync)
+                             args.timeout_s, args.memory_limit_mb or None, args.sync, args.accept_state_loss)
     except (ValueError, KeyError, OSError) as error:
         sys.exit(f"rlve_jax.serve: {error}")
     max_body_bytes = int(args.max_body_mb * 2**20)
     app = create_app(service, token, max_body_bytes)
     log.info("serving %s (%d environments) on http://%s:%d, state in %s%s", args.collection,
              len(service.env_names), args.host, args.port, service.store.path, ", bearer auth" if token else "")
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=max_body_bytes)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, ws_max_size=max_body_bytes,
+                http=guarded_http(args.request_timeout_s, args.max_connections))
 
 
 if __name__ == "__main__":

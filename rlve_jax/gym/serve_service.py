@@ -17,10 +17,12 @@ import asyncio
 import collections
 import concurrent.futures
 import dataclasses
+import hashlib
+import json
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NoReturn, Sequence
 
 from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -41,7 +43,7 @@ class UnknownProblem(KeyError):
 
 
 class RequestConflict(ValueError):
-    """A request id already used by a request of another kind."""
+    """A request id already used by a request of another kind, or with another body."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +65,11 @@ class SchedulerSettings:
         return make_scheduler(**dataclasses.asdict(self), env_names=env_names, max_levels=max_levels)
 
 
+def body_hash(kind: str, body: Any) -> str:
+    """What a request asks for, hashed and stored with its id: a retry must ask for the same thing."""
+    return hashlib.sha256(json.dumps([kind, body]).encode()).hexdigest()
+
+
 def verdict_json(verdict: Verdict) -> dict[str, Any]:
     return {"reward": verdict.reward, "accuracy": bool(verdict.accuracy), "format_ok": bool(verdict.format_ok),
             "reason": verdict.reason}
@@ -73,7 +80,7 @@ class GymService:
 
     def __init__(self, state_dir: str | Path, collection: str, scheduler: SchedulerSettings = SchedulerSettings(),
                  prompt_format: str = "chat", workers: int = 4, timeout_s: float = 10.0,
-                 memory_limit_mb: int | None = 4096, sync: str = "full"):
+                 memory_limit_mb: int | None = 4096, sync: str = "full", accept_state_loss: bool = False):
         if prompt_format not in PROMPT_FORMATS:
             raise ValueError(f"prompt format must be one of {PROMPT_FORMATS}, got {prompt_format!r}")
         if workers < 1:
@@ -82,7 +89,7 @@ class GymService:
         envs = registry.make_all(self.env_names)
         self.scheduler = scheduler.build(self.env_names, {env.name: env.max_difficulty for env in envs})
         self.collection, self.prompt_format, self.markers = collection, prompt_format, markers_for(prompt_format)
-        self.store = StateStore(state_dir, sync)
+        self.store = StateStore(state_dir, sync, accept_state_loss)
         settings = {"collection": collection, "env_names": list(self.env_names), "prompt_format": prompt_format,
                     "scheduler": dataclasses.asdict(scheduler)}
         stored = self.store.get_meta("settings")
@@ -112,20 +119,21 @@ class GymService:
     async def draw(self, n: int, request_id: str | None = None) -> dict[str, Any]:
         """n problems from the scheduler (fewer where generation failed: those draws are listed in `failed`,
         their seeds used up, as in training)."""
-        request_id = request_id or uuid.uuid4().hex
-        stored = await self._on_state(self._stored_draw, request_id)
+        request_id, digest = request_id or uuid.uuid4().hex, body_hash("draw", n)
+        stored = await self._on_state(self._stored_draw, request_id, digest)
         if stored is not None:
             return stored
         draws = await self._on_state(lambda: [self.scheduler.sample() for _ in range(n)])
         problems = await asyncio.get_running_loop().run_in_executor(
             self._pool_thread, self.pool.generate, [tuple(d) for d in draws])
-        return await self._on_state(self._commit_draw, request_id, draws, problems)
+        return await self._on_state(self._commit_draw, request_id, digest, draws, problems)
 
     async def verify(self, items: Sequence[tuple[int, str]], request_id: str | None = None) -> dict[str, Any]:
         """Verdicts for (problem_id, response) items, applied to the scheduler as one update; a request id seen
-        before gets its stored response back (`replayed: true`) and counts nothing again."""
-        request_id = request_id or uuid.uuid4().hex
-        stored, problems = await self._on_state(self._prepare_verify, request_id, [i for i, _ in items])
+        before with the same items gets its stored response back (`replayed: true`) and counts nothing again,
+        with other items a RequestConflict."""
+        request_id, digest = request_id or uuid.uuid4().hex, body_hash("verify", [list(item) for item in items])
+        stored, problems = await self._on_state(self._prepare_verify, request_id, digest, [i for i, _ in items])
         if stored is not None:
             return stored
         start = time.perf_counter()
@@ -133,7 +141,7 @@ class GymService:
         seconds = time.perf_counter() - start
         for problem in problems:
             self.latency.labels(problem.env).observe(seconds)
-        result = await self._grouped(self._applying, self._apply_all, (request_id, problems, verdicts))
+        result = await self._grouped(self._applying, self._apply_all, (request_id, digest, problems, verdicts))
         if isinstance(result, Exception):
             raise result
         return result
@@ -177,35 +185,43 @@ class GymService:
     async def _on_state(self, fn: Callable, *args) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._state_thread, fn, *args)
 
-    def _stored(self, request_id: str, kind: str) -> dict | None:
-        stored = self.store.response_of(request_id)
-        if stored is not None and stored["kind"] != kind:
+    def _stored(self, request_id: str, kind: str, digest: str) -> dict | None:
+        """The stored response of a retry; RequestConflict when the id was used for another request."""
+        found = self.store.request(request_id)
+        if found is None:
+            return None
+        stored, stored_digest = found
+        if stored["kind"] != kind:
             raise RequestConflict(f"request id {request_id!r} was already used by a {stored['kind']} request")
+        if stored_digest is not None and stored_digest != digest:
+            _conflict(request_id)
         return stored
 
-    def _stored_draw(self, request_id: str) -> dict | None:
-        stored = self._stored(request_id, "draw")
+    def _stored_draw(self, request_id: str, digest: str) -> dict | None:
+        stored = self._stored(request_id, "draw", digest)
         if stored is None:
             return None
         return {"request_id": request_id, "problems": [self.problem_view(p) for p in self._lookup(stored["ids"])],
                 "failed": stored["failed"], "replayed": True}
 
-    def _prepare_verify(self, request_id: str, problem_ids: list[int]) -> tuple[dict | None, list[Problem]]:
+    def _prepare_verify(self, request_id: str, digest: str,
+                        problem_ids: list[int]) -> tuple[dict | None, list[Problem]]:
         """(the stored response of a retry, []) or (None, the problems to verify)."""
-        stored = self._stored_verify(request_id)
+        stored = self._stored_verify(request_id, digest)
         return (stored, []) if stored is not None else (None, self._lookup(problem_ids))
 
-    def _stored_verify(self, request_id: str) -> dict | None:
-        stored = self._stored(request_id, "verify")
+    def _stored_verify(self, request_id: str, digest: str) -> dict | None:
+        stored = self._stored(request_id, "verify", digest)
         return None if stored is None else {**stored["response"], "replayed": True}
 
-    def _commit_draw(self, request_id: str, draws: list, problems: list[Problem | None]) -> dict[str, Any]:
-        stored = self._stored_draw(request_id)  # the same request id raced this one and won
+    def _commit_draw(self, request_id: str, digest: str, draws: list,
+                     problems: list[Problem | None]) -> dict[str, Any]:
+        stored = self._stored_draw(request_id, digest)  # the same request id raced this one and won
         if stored is not None:
             return stored
         made = [p for p in problems if p is not None]
         failed = [d._asdict() for d, p in zip(draws, problems) if p is None]
-        self.store.commit_draw(request_id, made, self.scheduler.state_dict(),
+        self.store.commit_draw(request_id, digest, made, self.scheduler.state_dict(),
                                {"kind": "draw", "ids": [p.seed for p in made], "failed": failed})
         for problem in made:
             self._remember(problem)
@@ -213,20 +229,22 @@ class GymService:
         return {"request_id": request_id, "problems": [self.problem_view(p) for p in made], "failed": failed,
                 "replayed": False}
 
-    def _apply_all(self, pending: list[tuple[str, list[Problem], list[Verdict]]]) -> list[dict[str, Any]]:
+    def _apply_all(self, pending: list[tuple[str, str, list[Problem], list[Verdict]]]) -> list[dict[str, Any]]:
         """Apply verify requests in arrival order, each one scheduler update, and commit them together."""
         before = self.scheduler.state_dict()
-        responses, to_commit, seen = [], [], set()
-        for request_id, problems, verdicts in pending:
+        responses, to_commit, seen = [], [], {}
+        for request_id, digest, problems, verdicts in pending:
             try:
-                stored = self._stored_verify(request_id)  # the same request id raced this one and won
+                stored = self._stored_verify(request_id, digest)  # the same request id raced this one and won
+                if request_id in seen and seen[request_id] != digest:
+                    _conflict(request_id)
             except RequestConflict as error:
                 responses.append(error)
                 continue
             if stored is not None or request_id in seen:
                 responses.append(stored or request_id)
                 continue
-            seen.add(request_id)
+            seen[request_id] = digest
             promoted = self.scheduler.update(Rollout(p.env, p.difficulty, float(v.accuracy))
                                              for p, v in zip(problems, verdicts))
             response = {"request_id": request_id, "promoted": promoted,
@@ -234,7 +252,7 @@ class GymService:
                                       **verdict_json(v)} for p, v in zip(problems, verdicts)]}
             logged = [LoggedVerdict(request_id, p.seed, p.env, p.difficulty, v.reward, v.accuracy, v.format_ok,
                                     v.reason) for p, v in zip(problems, verdicts)]
-            to_commit.append((request_id, logged, {"kind": "verify", "response": response}))
+            to_commit.append((request_id, digest, logged, {"kind": "verify", "response": response}))
             responses.append({**response, "replayed": False})
         try:
             if to_commit:
@@ -242,7 +260,7 @@ class GymService:
         except BaseException:
             self.scheduler.load_state_dict(before)  # not acknowledged: not counted
             raise
-        for _, logged, _ in to_commit:
+        for _, _, logged, _ in to_commit:
             for row in logged:
                 self.verdict_counts[row.env, row.reason] += 1
         # A duplicate within the group gets the response of its first copy.
@@ -307,6 +325,10 @@ class GymService:
         finally:
             group.running = False
 
+
+def _conflict(request_id: str) -> NoReturn:
+    raise RequestConflict(f"request id {request_id!r} was already used with another body: a retry resends the same "
+                          "request, a new request needs a new id")
 
 
 @dataclasses.dataclass
