@@ -24,18 +24,21 @@ nor the held-out set use; shared/notes/miniature_probes.md has the probes):
     static-low     levels uniformly from [0, 1] (mastered by the warm start)
     static-oracle  levels uniformly from [0, H], H the highest h adaptive reached (max over seeds); when
                    [0, H] is static-low's range, static-low's runs stand for it, and adaptive's when H = 0
-    static-high    levels uniformly from [a, a + 3], a the lowest level above the warm start's whose go/no-go
-                   informative ratio is <= 0.05 on every seed's warm start (chosen by rule, never by results)
+    static-high    levels uniformly from [a, a + 3], a the lowest level above the warm start's and the frontier's
+                   whose go/no-go informative ratio is <= 0.05 on every seed's warm start (by rule, never by
+                   results)
 - Go/no-go per seed, on its own warm start (T = 1, G = 8, 32 problems per level): T = 1 accuracy >= 0.9 at
-  levels 0 and 1 (the rule can leave them), an informative ratio >= 0.3 at level 2 or 3 (a frontier to
-  learn), and static-high's mean ratio <= 0.1 (too hard). A seed that fails is reported as failed and kept
+  levels 0 and 1 (the rule can leave them), an informative ratio >= 0.3 at some level of the frontier
+  (something to learn), and static-high's mean ratio <= 0.1 (too hard). A seed that fails is reported as failed and kept
   in every table (seeds are fixed in advance); the script stops only when every seed fails.
 - Held-out: >= 256 problems per level at levels 0..8, greedy, whose prompt text differs from every problem
   the warm starts and the arms could have drawn (every problem seed they used, at every level) and from each
   other. Level 0 has only 4,096 distinct lists, most of them drawn in training: its count is printed.
-- Headline: per-seed paired differences on the same held-out problems at levels 2-3 (the frontier): adaptive
-  minus each static arm, mean over seeds with a 95% t-interval and the sign count; and each row minus the
-  warm start (adaptive's own gain against the static arms' erosion).
+- Headline: per-seed paired differences on the same held-out problems at the frontier: adaptive minus each
+  static arm, mean over seeds with a 95% t-interval and the sign count; and each row minus the warm start
+  (adaptive's own gain against the static arms' erosion). The frontier is fixed by rule on the go/no-go
+  problems: from the lowest level the warm starts' mean T = 1 accuracy leaves below 0.9 to the highest it
+  keeps at >= 0.05 (the levels RL can still move).
 - Seeds: full 5, each with its own warm start; --quick: 3 RL seeds from one shared warm start, 40 steps, 64
   held-out problems per level (a smoke test of the pipeline, the go/no-go and the ratio curves: 40 steps
   cannot resolve the skill gap). Problem streams differ between seeds (gym/scheduler.py's seed blocks).
@@ -82,8 +85,9 @@ ARMS = ("adaptive", "static-low", "static-oracle", "static-high")
 WARM_ROW = "no RL (warm start)"
 RATIO_KEY = "rollout/effective_prompt_ratio_accuracy"
 STATIC_LOW = (0, 1)
-MASTERED, FRONTIER = (0, 1), (2, 3)  # go/no-go: accuracy at the first, a frontier in the second; the headline
+MASTERED = (0, 1)  # go/no-go: the paper's rule can leave these levels (T = 1 accuracy >= GO_ACCURACY)
 GO_ACCURACY, GO_FRONTIER_RATIO, GO_HIGH_RATIO = 0.9, 0.3, 0.1
+FRONTIER_ACCURACY = 0.05  # the frontier: levels the warm starts solve at T = 1 in [0.05, 0.9) on average
 HIGH_START_RATIO, HIGH_WIDTH = 0.05, 4  # static-high: [a, a + 3], a's ratio <= 0.05 on every seed
 PROBE_LEVELS = range(10)
 PROBE_PER_LEVEL = 32
@@ -218,12 +222,20 @@ def probe(warm_dir: Path, config) -> dict[int, tuple[float, float, float]]:
     return rows
 
 
-def go_no_go(rows: dict[int, tuple], high: tuple[int, int]) -> list[str]:
+def frontier_levels(probes: list[dict[int, tuple]]) -> tuple[int, int]:
+    """[lo, hi]: from the lowest level the warm starts' mean T = 1 accuracy leaves unmastered (< GO_ACCURACY) to
+    the highest they still solve sometimes (>= FRONTIER_ACCURACY); [lo, lo] where accuracy falls off a cliff."""
+    mean = {level: float(np.mean([rows[level][0] for rows in probes])) for level in PROBE_LEVELS}
+    lo = next((level for level in PROBE_LEVELS if mean[level] < GO_ACCURACY), max(PROBE_LEVELS))
+    return lo, max([level for level in PROBE_LEVELS if mean[level] >= FRONTIER_ACCURACY and level >= lo], default=lo)
+
+
+def go_no_go(rows: dict[int, tuple], frontier: tuple[int, int], high: tuple[int, int]) -> list[str]:
     """Why a warm start cannot show the effect (empty: go)."""
     failures = [f"T = 1 accuracy {rows[level][0]:.2f} < {GO_ACCURACY} at level {level}"
                 for level in MASTERED if rows[level][0] < GO_ACCURACY]
-    if max(rows[level][1] for level in FRONTIER) < GO_FRONTIER_RATIO:
-        failures.append(f"informative ratio < {GO_FRONTIER_RATIO} at every level of {list(FRONTIER)}")
+    if max(rows[level][1] for level in range(frontier[0], frontier[1] + 1)) < GO_FRONTIER_RATIO:
+        failures.append(f"informative ratio < {GO_FRONTIER_RATIO} at every level of the frontier {list(frontier)}")
     high_ratio = float(np.mean([rows[level][1] for level in range(high[0], high[1] + 1)]))
     if high_ratio > GO_HIGH_RATIO:
         failures.append(f"static-high's mean ratio {high_ratio:.2f} > {GO_HIGH_RATIO}")
@@ -428,10 +440,12 @@ def main() -> None:
         probes[seed] = probe(warm_dirs[seed], base_config(seed, workdir))
     warm = {seed: warm_dirs[warm_of[seed]] for seed in seeds}
     config = base_config(seeds[0], workdir, args.warm_steps)
-    high = choose_static_high(list(probes.values()), config.warm_start.max_difficulty)
-    failed = {seed: go_no_go(probes[warm_of[seed]], high) for seed in seeds}
+    frontier = frontier_levels(list(probes.values()))
+    high = choose_static_high(list(probes.values()), max(config.warm_start.max_difficulty, frontier[1]))
+    failed = {seed: go_no_go(probes[warm_of[seed]], frontier, high) for seed in seeds}
     print(f"\ngo/no-go per seed, on its warm start (T = 1, G = {config.rollout.samples_per_prompt}, {PROBE_PER_LEVEL} "
-          f"problems per level); static-high = {list(high)} by rule")
+          f"problems per level); by rule: the frontier (the headline's levels) = {list(frontier)}, static-high = "
+          f"{list(high)}")
     print_table(("seed", "warm start", "level: accuracy / informative ratio / distinct responses", "verdict"),
                 [(seed, f"seed {warm_of[seed]}'s", "  ".join(f"{lv}: {a:.2f}/{r:.2f}/{d:.1f}"
                                                               for lv, (a, r, d) in probes[warm_of[seed]].items()),
@@ -471,7 +485,7 @@ def main() -> None:
     correct = {row: correct[row] for row in (WARM_ROW, *ARMS)}
 
     rng = np.random.default_rng(0)
-    headline = np.isin(level_of, range(FRONTIER[0], FRONTIER[1] + 1))
+    headline = np.isin(level_of, range(frontier[0], frontier[1] + 1))
     rows = []
     for row, acc in correct.items():
         ratio = "-" if row == WARM_ROW else "{:.3f} ± {:.3f}".format(
@@ -485,14 +499,14 @@ def main() -> None:
         rows.append((row, ratio, f"{acc[:, headline].mean():.3f} [{lo:.3f}, {hi:.3f}]",
                      "-" if row == WARM_ROW else difference_cell(acc[:, headline], correct[WARM_ROW][:, headline]),
                      scheduled))
-    frontier = f"levels {FRONTIER[0]}-{FRONTIER[1]}"
+    frontier_text = f"levels {frontier[0]}-{frontier[1]}"
     go_seeds = [seed for seed in seeds if not failed[seed]]
     print(f"\n{env_name}: seeds {seeds[0]}..{seeds[-1]} ({len(go_seeds)} of {len(seeds)} passed go/no-go), {steps} RL "
-          f"steps per arm; held-out: greedy, {sum(counts[lv] for lv in FRONTIER)} problems at {frontier}; "
+          f"steps per arm; held-out: greedy, {int(headline.sum())} problems at {frontier_text}; "
           "95% intervals: bootstrap over seeds and problems (accuracy), t over seeds (paired differences)")
-    print_table(("row", "effective prompt ratio (2nd half)", f"held-out accuracy, {frontier}",
+    print_table(("row", "effective prompt ratio (2nd half)", f"held-out accuracy, {frontier_text}",
                  "minus the warm start (paired)", "levels trained"), rows)
-    print(f"\nheadline: adaptive minus each static arm, paired per seed, {frontier}")
+    print(f"\nheadline: adaptive minus each static arm, paired per seed, {frontier_text}")
     print_table(("vs", "difference [95% interval]  sign count"),
                 [(arm, difference_cell(correct["adaptive"][:, headline], correct[arm][:, headline]))
                  for arm in ARMS[1:]])
@@ -509,7 +523,8 @@ def main() -> None:
     print(f"figure: {workdir / 'adaptive_vs_static.png'}; wall time {wall:.0f} s, CPU time {cpu:.0f} s "
           f"(user + system, with the pool's workers)")
     (workdir / "table.json").write_text(json.dumps({
-        "seeds": seeds, "steps": steps, "static_high": high, "oracle_top": oracle_top, "rows": rows,
+        "seeds": seeds, "steps": steps, "frontier": frontier, "static_high": high, "oracle_top": oracle_top,
+        "rows": rows,
         "go_no_go": {seed: {"warm_start": warm_of[seed], "failures": failed[seed]} for seed in seeds},
         "probes": probes,
         "held_out_counts": counts, "per_level": per_level, "wall_s": wall, "cpu_s": cpu}, indent=1, default=float))

@@ -31,15 +31,25 @@ def test_static_oracle_reuses_identical_runs_only():
     assert avs.oracle_twin(avs.STATIC_LOW[1] + 1) is None
 
 
+def test_the_frontier_runs_from_the_first_unmastered_level_to_the_last_sometimes_solved():
+    assert avs.frontier_levels([PROMOTABLE]) == (2, 3)  # 0.82, 0.61; level 4's 0.03 is below 0.05
+    strong = probe_rows([1.0, 0.98, 0.93, 0.82, 0.08, 0, 0, 0, 0, 0], [0.0] * 10)
+    assert avs.frontier_levels([strong]) == (3, 4)
+    assert avs.frontier_levels([PROMOTABLE, strong]) == (2, 4)  # the mean over warm starts: .91 .71 .06 at 2-4
+    cliff = probe_rows([1.0, 1.0, 0.0] + [0.0] * 7, [0.0] * 10)
+    assert avs.frontier_levels([cliff]) == (2, 2)
+
+
 def test_go_no_go_passes_a_promotable_warm_start_and_names_each_failure():
-    assert avs.go_no_go(PROMOTABLE, (5, 8)) == []
+    assert avs.go_no_go(PROMOTABLE, (2, 3), (5, 8)) == []
     weak = probe_rows([0.74, 0.39, 0.2, 0.1, 0, 0, 0, 0, 0, 0], [0.75, 0.75, 0.5, 0.4, 0, 0, 0, 0, 0, 0])
-    assert [f.split(" < ")[0] for f in avs.go_no_go(weak, (5, 8))] == ["T = 1 accuracy 0.74", "T = 1 accuracy 0.39"]
+    assert [f.split(" < ")[0] for f in avs.go_no_go(weak, (2, 3), (5, 8))] == ["T = 1 accuracy 0.74",
+                                                                              "T = 1 accuracy 0.39"]
     flat = probe_rows([1.0] * 10, [0.0] * 10)  # nothing left to learn, nothing informative
-    assert avs.go_no_go(flat, (5, 8)) == ["informative ratio < 0.3 at every level of [2, 3]"]
-    assert avs.go_no_go(PROMOTABLE, (4, 7)) == []  # mean ratio over [4, 7]: 0.05
+    assert avs.go_no_go(flat, (2, 3), (5, 8)) == ["informative ratio < 0.3 at every level of the frontier [2, 3]"]
+    assert avs.go_no_go(PROMOTABLE, (2, 3), (4, 7)) == []  # mean ratio over [4, 7]: 0.05
     guessable = probe_rows([0.99, 0.94, 0.82, 0.61] + [0.3] * 6, [0.1, 0.3, 0.6, 0.8] + [0.5] * 6)
-    assert avs.go_no_go(guessable, (5, 8)) == ["static-high's mean ratio 0.50 > 0.1"]
+    assert avs.go_no_go(guessable, (2, 3), (5, 8)) == ["static-high's mean ratio 0.50 > 0.1"]
 
 
 def test_static_high_is_the_lowest_range_whose_start_is_uninformative_on_every_seed():

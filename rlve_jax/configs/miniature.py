@@ -25,5 +25,6 @@ def get_config():
     config.optim.lr = 1e-4  # 5e-4 eroded every level in 60 steps (README); 1e-4 keeps them and learns
     config.optim.warmup_steps = 10
     config.warm_start.steps = 800  # the shortest of 400/800/1200 with T = 1 accuracy >= 0.9 at levels 0-1
+    config.warm_start.lr = 1e-3  # 3e-3 (the tiny run's) left one probe seed's warm start stuck at 20x the loss
     config.warm_start.max_difficulty = 3  # lists of 3-6 numbers: level 0 mostly solved, 1 partly, 4 and up never
     return config
