@@ -69,7 +69,7 @@ sys.path.insert(0, str(REPO))
 from rlve_jax.builder import build_trainer  # noqa: E402
 from rlve_jax.defaults import experiment  # noqa: E402
 from rlve_jax.evaluation.evaluate import eval_generator, eval_policy, evaluate_problems  # noqa: E402
-from rlve_jax.generation.rollout import SamplingSettings  # noqa: E402
+from rlve_jax.generation.generator import SamplingSettings  # noqa: E402
 from rlve_jax.gym import registry  # noqa: E402
 from rlve_jax.gym.pool import EnvPool  # noqa: E402
 from rlve_jax.gym.scheduler import first_problem_seed  # noqa: E402

@@ -58,7 +58,7 @@ def time_pool(pool: EnvPool, names: list[str], difficulties: list[int], seeds: i
     kept = [p for p in problems if p is not None]
     outputs = [f"<answer>{envs[p.env].reference(p) or ''}</answer>" for p in kept]
     start = time.perf_counter()
-    pool.verify(kept, outputs)
+    pool.verify(kept, outputs, ANSWER_TAGS)
     ver_ms = 1000 * (time.perf_counter() - start) / max(1, len(kept))
     return gen_ms, ver_ms
 

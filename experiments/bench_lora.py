@@ -55,12 +55,12 @@ def run(rank: int, steps: int, workdir: Path, base: Path) -> dict:
     validate(config)
     trainer = build_trainer(config, workdir)
     trainer.run()
-    optimized, frozen = trainable.split_trainable(trainer.policy.params)
+    optimized, frozen = trainable.split_trainable(trainer.learner.state.params)
     records = [json.loads(line) for line in (workdir / "metrics.jsonl").read_text().splitlines()]
     train = [r for r in records if r.get("kind", "train") == "train" and "train/loss" in r][1:]
     return {"trainable": sum(x.size for x in jax.tree.leaves(optimized)),
             "frozen": sum(x.size for x in jax.tree.leaves(frozen)),
-            "optimizer bytes": sum(x.nbytes for x in jax.tree.leaves(trainer.learner.opt_state)),
+            "optimizer bytes": sum(x.nbytes for x in jax.tree.leaves(trainer.learner.state.opt_state)),
             "train s": float(np.median([r["time/train"] for r in train])),
             "step s": float(np.median([r["time/step"] for r in train])), "updates": len(train) + 1,
             "trainer": trainer}
@@ -74,7 +74,7 @@ def peft_difference(workdir: Path, trainer) -> tuple[float, float]:
 
     policy = trainer.policy
     here = jax.devices()[0]
-    params = jax.device_put(jax.device_get(policy.params), here)
+    params = jax.device_put(jax.device_get(trainer.learner.state.params), here)
     _, frozen = trainable.split_trainable(params)
     base = nnx.merge(lora.plain_graphdef(policy.model_config), frozen, policy.rest)
     rng = np.random.default_rng(0)

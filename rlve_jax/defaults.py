@@ -7,20 +7,31 @@ every key against its domain (DOMAINS) before any model or pool work.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import ml_collections
+
+from rlve_jax.gym.scheduler import KINDS as SCHEDULER_KINDS
+from rlve_jax.gym.scheduler import PAPER as PAPER_SCHEDULER
+
+if TYPE_CHECKING:  # the settings' types (imported by `settings` itself, on first use)
+    from rlve_jax.generation.generator import GeneratorSettings, SamplingSettings
+    from rlve_jax.gym.pool import PoolSettings
+    from rlve_jax.gym.scheduler import SchedulerSettings
+    from rlve_jax.models.policy import ModelSettings, TokenizerSettings
+    from rlve_jax.rl.collector import CollectorSettings
+    from rlve_jax.rl.learner import LearnerSettings
+    from rlve_jax.rl.warm_start import WarmStartSettings
+    from rlve_jax.runtime.metrics import LogSettings
+    from rlve_jax.runtime.sharding import MeshSettings
 
 # The experiment configs ship inside the package (rlve_jax/configs/, also reachable as configs/ in a checkout):
 # `defaults.experiment("c256")` and `import rlve_jax.configs.c256` work from any installed copy.
 CONFIGS = Path(__file__).resolve().with_name("configs")
-
-
-# The projections LoRA can target (rlve_jax/models/lora.py's PROJECTIONS; HF's module names).
-LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
 def base_config() -> ml_collections.ConfigDict:
@@ -46,7 +57,7 @@ def base_config() -> ml_collections.ConfigDict:
     c.model.lora = ml_collections.ConfigDict()
     c.model.lora.rank = 0
     c.model.lora.alpha = 16.0
-    c.model.lora.targets = ",".join(LORA_TARGETS)  # comma-separated, from LORA_TARGETS
+    c.model.lora.targets = "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj"  # comma-separated; here: all
 
     c.tokenizer = ml_collections.ConfigDict()
     c.tokenizer.path = ""  # "" = the model directory; "tiny" = build the small tokenizer of the tiny run
@@ -69,15 +80,6 @@ def base_config() -> ml_collections.ConfigDict:
     # Stop the run when more than this share of a step's generations or of its verifications fail
     # (timeouts, worker crashes, exceptions escaping environment code); 1.0 = never stop.
     c.env.max_failure_share = 0.5
-
-    c.scheduler = ml_collections.ConfigDict()
-    c.scheduler.kind = "adaptive"  # "adaptive" (RLVE) or "static" (the paper's baseline)
-    c.scheduler.initial_difficulty = 0
-    c.scheduler.window = 4  # levels drawn from [max(0, h - window + 1), h]
-    c.scheduler.promote_threshold = 0.9  # accuracy at level h needed to move h up
-    c.scheduler.min_prompts = 8  # check once min_prompts * samples_per_prompt rollouts at h were seen
-    c.scheduler.static_lo = 0  # the static baseline's level range
-    c.scheduler.static_hi = 4
 
     c.rollout = ml_collections.ConfigDict()
     c.rollout.prompts_per_step = 128  # groups kept per optimiser step
@@ -103,6 +105,17 @@ def base_config() -> ml_collections.ConfigDict:
     # KV-cache tokens held at once (continuous: slots + one prefill batch; static: per chunk). 0 = continuous:
     # the sampler devices' free memory after parameters and optimizer state (CPU: 1 GiB); static: one chunk.
     c.rollout.cache_budget_tokens = 0
+
+    # The paper's values are the gym's (rlve_jax/gym/scheduler.py SchedulerSettings).
+    c.scheduler = ml_collections.ConfigDict()
+    c.scheduler.kind = PAPER_SCHEDULER.kind  # "adaptive" (RLVE) or "static" (the paper's baseline)
+    c.scheduler.initial_difficulty = PAPER_SCHEDULER.initial_difficulty
+    c.scheduler.window = PAPER_SCHEDULER.window  # levels drawn from [max(0, h - window + 1), h]
+    c.scheduler.promote_threshold = PAPER_SCHEDULER.promote_threshold  # accuracy at level h needed to move h up
+    # check once min_prompts * samples_per_prompt rollouts at h were seen
+    c.scheduler.min_prompts = PAPER_SCHEDULER.min_samples // c.rollout.samples_per_prompt
+    c.scheduler.static_lo = PAPER_SCHEDULER.static_lo  # the static baseline's level range
+    c.scheduler.static_hi = PAPER_SCHEDULER.static_hi
 
     # The RL algorithm's named parts (docs/algorithms.md: each name, its paper, its keys); the defaults are the
     # paper's: GRPO advantages, DAPO's token-level clip-higher loss averaged per sequence, token-level TIS.
@@ -229,6 +242,83 @@ def base_config() -> ml_collections.ConfigDict:
     return c
 
 
+# ---------------------------------------------------------------------------
+# The config tree as the components' frozen settings: the config stops here (and in main, the builder, the planner
+# and evaluation/evaluate.run); every component takes its settings.
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """A validated config's sections as the settings each component takes."""
+
+    seed: int  # model init, problem draws and sampling all derive from it
+    steps: int
+    model: ModelSettings
+    tokenizer: TokenizerSettings
+    mesh: MeshSettings
+    pool: PoolSettings
+    scheduler: SchedulerSettings
+    collector: CollectorSettings
+    learner: LearnerSettings
+    generator: GeneratorSettings
+    max_staleness: int  # one-step-off-policy's lag (mesh.rollout_devices > 0)
+    warm_start: WarmStartSettings
+    eval_sampling: SamplingSettings  # the eval section's, one response per problem (suites replace `samples`)
+    log: LogSettings
+
+
+def section(cls, values, **fields):
+    """The frozen settings `cls` (a dataclass or NamedTuple) from a config section (or its dict): each field the
+    key of its name, unless `fields` gives it."""
+    names = cls._fields if hasattr(cls, "_fields") else [f.name for f in dataclasses.fields(cls)]
+    return cls(**{name: fields[name] if name in fields else values[name] for name in names})
+
+
+def settings(config: ml_collections.ConfigDict) -> Settings:
+    """The settings of a validated config (the component types are imported here, on first use: loading a config
+    stays JAX-free)."""
+    from rlve_jax.generation.generator import GeneratorSettings, SamplingSettings
+    from rlve_jax.gym.pool import PoolSettings
+    from rlve_jax.gym.scheduler import SchedulerSettings
+    from rlve_jax.models.lora import LoraConfig
+    from rlve_jax.models.policy import ModelSettings, TokenizerSettings
+    from rlve_jax.rl.collector import CollectorSettings
+    from rlve_jax.rl.entropy import EntropyConfig
+    from rlve_jax.rl.learner import LearnerSettings
+    from rlve_jax.rl.losses import LossConfig
+    from rlve_jax.rl.shaping import ShapingConfig
+    from rlve_jax.rl.train_step import OptimSettings
+    from rlve_jax.rl.warm_start import WarmStartSettings
+    from rlve_jax.runtime.metrics import LogSettings
+    from rlve_jax.runtime.sharding import MeshSettings
+
+    r, env = config.rollout, config.env
+    sampling = SamplingSettings(r.samples_per_prompt, r.max_response_tokens, r.temperature, r.top_p, r.top_k,
+                                r.max_prompt_tokens, r.cache_budget_tokens or None)
+    # Evaluation: the eval section's temperature, top-p and length (0: the rollout's), every prompt kept, the
+    # rollout's KV budget; one response per problem until a suite sets its own.
+    eval_sampling = SamplingSettings(1, config.eval.max_response_tokens or r.max_response_tokens,
+                                     config.eval.temperature, config.eval.top_p,
+                                     cache_budget_tokens=r.cache_budget_tokens or None)
+    loss = section(LossConfig, config.loss, entropy=section(EntropyConfig, config.loss),
+                   max_response_tokens=r.max_response_tokens)
+    learner = section(LearnerSettings, config.train, optim=section(OptimSettings, config.optim), loss=loss,
+                      advantage=config.loss.advantage, shaping=config.loss.shaping,
+                      shaping_config=ShapingConfig(r.max_response_tokens, config.loss.overlong_buffer),
+                      reward_key=env.reward_key, group_size=r.samples_per_prompt,
+                      prompts_per_step=r.prompts_per_step, temperature=r.temperature)
+    collector = section(CollectorSettings, r, sampling=sampling, reward_key=env.reward_key,
+                        max_failure_share=env.max_failure_share, seed=config.seed)
+    scheduler = section(SchedulerSettings, config.scheduler, min_samples=config.scheduler.min_prompts
+                        * r.samples_per_prompt, seed=config.seed)
+    model = section(ModelSettings, config.model, lora=LoraConfig.of(**config.model.lora))
+    return Settings(config.seed, config.steps, model, section(TokenizerSettings, config.tokenizer),
+                    section(MeshSettings, config.mesh), section(PoolSettings, env), scheduler, collector, learner,
+                    section(GeneratorSettings, r), config.train.max_staleness,
+                    section(WarmStartSettings, config.warm_start), eval_sampling,
+                    section(LogSettings, config.log))
+
+
 def load_config_file(path: str | Path, *args: str) -> ml_collections.ConfigDict:
     """`get_config(*args)` of a config file (what --config=path:arg gives absl)."""
     spec = importlib.util.spec_from_file_location(f"_config_{Path(path).stem}", path)
@@ -288,9 +378,13 @@ def choice(*values: str) -> Domain:
     return Domain(lambda v: v in values, "one of " + ", ".join(repr(x) for x in values))
 
 
-def registered(module: str, registry: str) -> Domain:
-    """A name in one of rlve_jax.rl's registries (imported on first use: this module stays JAX-free)."""
-    names = lambda: importlib.import_module(module).__dict__[registry].names()  # noqa: E731
+def registered(module: str, name: str) -> Domain:
+    """A name in one of the project's registries or name tuples (the module imported on first use: this module
+    stays JAX-free)."""
+    def names() -> tuple[str, ...]:
+        found = importlib.import_module(module).__dict__[name]
+        return tuple(found.names() if hasattr(found, "names") else found)
+
     return Domain(lambda v: v in names(), LazyText(lambda: "one of " + ", ".join(repr(n) for n in names())))
 
 
@@ -311,9 +405,13 @@ class LazyText(str):
 
 BOOL = Domain(lambda v: isinstance(v, bool), "True or False")
 TEXT = Domain(lambda v: isinstance(v, str), "a string")
+def _lora_targets() -> tuple[str, ...]:
+    return tuple(importlib.import_module("rlve_jax.models.lora").PROJECTIONS)
+
+
 LORA_TARGET_LIST = Domain(
-    lambda v: isinstance(v, str) and bool(v.strip()) and {t.strip() for t in v.split(",")} <= set(LORA_TARGETS),
-    "a comma-separated list of " + ", ".join(LORA_TARGETS))
+    lambda v: isinstance(v, str) and bool(v.strip()) and {t.strip() for t in v.split(",")} <= set(_lora_targets()),
+    LazyText(lambda: "a comma-separated list of " + ", ".join(_lora_targets())))
 NON_EMPTY = Domain(lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty string")
 PROBABILITY = number(0.0, 1.0, lo_open=True)  # (0, 1]
 
@@ -333,7 +431,7 @@ DOMAINS: dict[str, Domain] = {
     "env.collection": NON_EMPTY, "env.workers": integer(0), "env.timeout_s": number(0.0, lo_open=True),
     "env.memory_limit_mb": integer(512, also=(0,)), "env.reward_key": choice("reward", "accuracy"),
     "env.max_failure_share": number(0.0, 1.0),
-    "scheduler.kind": choice("adaptive", "static"), "scheduler.initial_difficulty": integer(0),
+    "scheduler.kind": choice(*SCHEDULER_KINDS), "scheduler.initial_difficulty": integer(0),
     "scheduler.window": integer(1), "scheduler.promote_threshold": PROBABILITY, "scheduler.min_prompts": integer(1),
     "scheduler.static_lo": integer(0), "scheduler.static_hi": integer(0),
     "rollout.prompts_per_step": integer(1), "rollout.samples_per_prompt": integer(1),
@@ -341,7 +439,8 @@ DOMAINS: dict[str, Domain] = {
     "rollout.group_filter": registered("rlve_jax.rl.filters", "GROUP_FILTERS"),
     "rollout.max_prompt_tokens": integer(0), "rollout.max_response_tokens": integer(1),
     "rollout.temperature": number(0.0), "rollout.top_p": PROBABILITY, "rollout.top_k": integer(1, also=(-1,)),
-    "rollout.cache_budget_tokens": integer(0), "rollout.engine": choice("continuous", "static"),
+    "rollout.cache_budget_tokens": integer(0),
+    "rollout.engine": registered("rlve_jax.generation.generator", "ENGINES"),
     "rollout.segment_steps": integer(1), "rollout.partial_rollouts": BOOL,
     "loss.name": registered("rlve_jax.rl.losses", "POLICY_LOSSES"),
     "loss.advantage": registered("rlve_jax.rl.advantages", "ADVANTAGES"),

@@ -23,10 +23,13 @@ from typing import Any
 import jax
 from flax import nnx
 
-from rlve_jax.models import convert, lora as lora_lib
-from rlve_jax.runtime.checkpoint import Checkpointer
-from rlve_jax.models.model import ModelConfig, Transformer
+from rlve_jax.defaults import base_config, settings
+from rlve_jax.evaluation.evaluate import run_config
 from rlve_jax.gym.tokenizer import Tokenizer
+from rlve_jax.models import convert, lora as lora_lib
+from rlve_jax.models.model import ModelConfig, Transformer
+from rlve_jax.models.policy import ModelSettings, model_config_of
+from rlve_jax.runtime.checkpoint import Checkpointer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,26 +44,13 @@ class RunModel:
     model_path: str = ""  # the run's model.path ("" for a preset)
 
 
-def run_tokenizer_dir(workdir: Path, trained: dict) -> Path:
-    """The tokenizer the run used: its own (the tiny run's), the given one, or the model's."""
-    path = trained["tokenizer"]["path"] or trained["model"]["path"]
-    directory = workdir / "tokenizer" if path == "tiny" else Path(path)
-    if not (directory / "tokenizer.json").is_file():
-        raise FileNotFoundError(f"the run's tokenizer is not at {directory} (no tokenizer.json)")
-    return directory
-
-
-def run_model_config(trained: dict, tokenizer: Tokenizer) -> ModelConfig:
-    """The architecture and parameter layout the run trained (as rlve_jax/models/policy.py builds it)."""
-    model = trained["model"]
-    overrides = {"remat": model["remat"], "scan_layers": model["scan_layers"],
-                 "param_dtype": model["dtype"], "compute_dtype": model["dtype"]}
-    if model["path"]:
-        if not (Path(model["path"]) / "config.json").is_file():
-            raise FileNotFoundError(f"the run's base model {model['path']!r} has no config.json here; it gives "
-                                    "the architecture and token ids: copy it to that path")
-        return ModelConfig.from_hf(model["path"], **overrides)
-    return ModelConfig.preset(model["preset"], vocab_size=tokenizer.vocab_size, **overrides)
+def run_model_config(model: ModelSettings, tokenizer: Tokenizer) -> ModelConfig:
+    """The architecture and parameter layout the run trained (models/policy.py's model_config_of, as the run built
+    it from its model section)."""
+    if model.path and not (Path(model.path) / "config.json").is_file():
+        raise FileNotFoundError(f"the run's base model {model.path!r} has no config.json here; it gives "
+                                "the architecture and token ids: copy it to that path")
+    return model_config_of(model, tokenizer.vocab_size)
 
 
 def load_run(workdir: str | Path, step: int | None = None) -> RunModel:
@@ -73,9 +63,11 @@ def load_run(workdir: str | Path, step: int | None = None) -> RunModel:
             raise FileNotFoundError(f"no checkpoint {'' if step is None else step} under {workdir}/checkpoints "
                                     f"(steps there: {sorted(checkpointer.manager.all_steps())})")
         trained = checkpointer.restore_meta(step)["config"]
-        tokenizer_dir = run_tokenizer_dir(workdir, trained)
-        config = run_model_config(trained, Tokenizer.from_dir(tokenizer_dir))
-        lora = lora_lib.LoraConfig.of(trained["model"].get("lora", {"rank": 0}))
+        run = settings(run_config(base_config(), trained, workdir))  # the run's sections over today's defaults
+        tokenizer_dir = Path(run.tokenizer.path or run.model.path)  # the tiny run's own, the given one, the model's
+        if not (tokenizer_dir / "tokenizer.json").is_file():
+            raise FileNotFoundError(f"the run's tokenizer is not at {tokenizer_dir} (no tokenizer.json)")
+        config, lora = run_model_config(run.model, Tokenizer.from_dir(tokenizer_dir)), run.model.lora
         if lora is not None:  # the checkpoint holds the adapters: the base comes from where the run read it
             return _load_lora_run(checkpointer, step, trained, config, lora, tokenizer_dir)
         abstract = nnx.eval_shape(lambda: Transformer(config, rngs=nnx.Rngs(0)))

@@ -42,7 +42,8 @@ def run(argv: list[str]) -> None:
     workdir = Path(WORKDIR.value or Path("runs") / Path(flags.FLAGS["config"].config_filename).stem)
     logging.getLogger().setLevel(logging.WARNING)  # library chatter (orbax logs every save at INFO)
     logging.getLogger("rlve_jax").setLevel(logging.INFO)
-    distributed.initialize(config)  # before anything touches a device
+    distributed.initialize(xla_flags=config.xla_flags, compilation_cache_dir=config.compilation_cache_dir,
+                           **config.distributed)  # before anything touches a device
     if config.mode == "train":
         from rlve_jax.builder import build_trainer
 
@@ -52,9 +53,10 @@ def run(argv: list[str]) -> None:
         finally:
             trainer.close()
     elif config.mode == "eval":
+        from rlve_jax import plan
         from rlve_jax.evaluation import evaluate
 
-        evaluate.run(config, workdir)
+        evaluate.run(config, workdir, check=plan.check)  # the memory plan before the weights are read
     else:
         raise app.UsageError(f"config.mode must be 'train' or 'eval', got {config.mode!r}")
 

@@ -4,7 +4,8 @@ for training, one persistent compilation cache (the later runs load what the fir
 python tests/async_runs_for_tests.py OUT_DIR
 
 OUT_DIR/warm: the warm start only (step 0); every run below resumes a copy of it, for STEPS steps:
-  sync: the synchronous loop on the same two meshes (the trainer without its pipeline);
+  sync: the synchronous loop on the same two meshes (the trainer's batch source: the Collector, not the
+        AsyncCollector around it);
   stale0 / stale1: one-step-off-policy with train.max_staleness 0 / 1;
   resumed1: stale1's checkpoint of step STEPS - 1 (it holds the batch collected ahead), resumed to STEPS.
 """
@@ -45,8 +46,8 @@ def train(workdir: Path, c, synchronous: bool = False) -> None:
 
     trainer = build_trainer(c, workdir)
     if synchronous:
-        trainer.pipeline.close()
-        trainer.pipeline = None  # the loop collects each batch itself, on the same rollout sub-mesh
+        trainer.batches.close()
+        trainer.batches = trainer.batches.collector  # the loop collects each batch itself, on the same rollout sub-mesh
     try:
         trainer.run()
     finally:
@@ -65,7 +66,8 @@ def main(out: Path) -> None:
     from rlve_jax.runtime import distributed
 
     cache = out / "compilation_cache"
-    distributed.initialize(config(0, cache))  # the compilation cache, before the backend starts
+    distributed.initialize(xla_flags="", compilation_cache_dir=str(cache), num_processes=1, coordinator_address="",
+                           process_id=-1)  # the compilation cache, before the backend starts
     train(out / "warm", config(0, cache))
     for name, staleness, synchronous in (("sync", 0, True), ("stale0", 0, False), ("stale1", 1, False)):
         copy_at(out / "warm", out / name, 0)

@@ -52,3 +52,12 @@ def use_micro_policy(config, env: str = "Multiplication"):
     config.tokenizer.path = "tiny"
     config.env.collection = env
     return config
+
+
+def config_policy(config, env_names, workdir):
+    """The policy of a config's model, tokenizer and mesh sections, as the builder and evaluation assemble it."""
+    from rlve_jax.defaults import settings
+    from rlve_jax.models.policy import load_policy
+
+    s = settings(config)
+    return load_policy(s.model, s.tokenizer, s.mesh, seed=s.seed, env_names=env_names, workdir=workdir)

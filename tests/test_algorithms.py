@@ -6,7 +6,6 @@ import math
 
 import jax
 import jax.numpy as jnp
-import ml_collections
 import numpy as np
 import pytest
 from flax import nnx
@@ -282,8 +281,8 @@ def test_old_logprobs_make_the_clip_act_after_an_update():
     micro_loss = train_step.make_micro_loss(graphdef, rest, losses.LossConfig(), 1.0)
     shardings = train_step.accumulator_shardings(micro_loss, params, mesh)
     accumulate = train_step.make_accumulate(micro_loss, shardings)
-    optim = ml_collections.ConfigDict(dict(lr=0.05, b1=0.9, b2=0.98, eps=1e-8, weight_decay=0.0, grad_clip=0.0,
-                                           warmup_steps=0))
+    optim = train_step.OptimSettings(lr=0.05, b1=0.9, b2=0.98, eps=1e-8, weight_decay=0.0, grad_clip=0.0,
+                                     warmup_steps=0)
     tx = train_step.make_optimizer(optim)
     opt_state = train_step.init_optimizer(tx, params, mesh)
     apply = train_step.make_apply(tx, params, opt_state, mesh, train_step.learning_rate(optim))

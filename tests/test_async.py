@@ -93,14 +93,14 @@ def test_a_collection_survives_its_json_exactly(runs):
 def mesh_error(**mesh) -> str:
     sizes = {"data": 1, "fsdp": -1, "tensor": 1, "sampler_tensor": 1, "rollout_devices": 2, **mesh}
     with pytest.raises(ValueError) as error:
-        sharding.make_meshes(**sizes)
+        sharding.meshes(sharding.MeshSettings(**sizes))
     return str(error.value)
 
 
 def test_split_meshes_and_their_one_line_errors():
     import jax
 
-    train, rollout = sharding.make_meshes(1, -1, 1, 1, rollout_devices=2)
+    train, rollout = sharding.meshes(sharding.MeshSettings(1, -1, 1, 1, rollout_devices=2))
     assert dict(train.shape) == {"data": 1, "fsdp": 6, "tensor": 1} and dict(rollout.shape) == {
         "data": 1, "fsdp": 2, "tensor": 1}
     assert list(train.devices.flat) == jax.devices()[:6] and list(rollout.devices.flat) == jax.devices()[6:]

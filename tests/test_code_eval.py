@@ -7,6 +7,7 @@ corrupted, ~15 s on 2 cores); experiments/bench_code_eval.py judges all 154.
 """
 
 import base64
+import dataclasses
 import json
 import pickle
 import zlib
@@ -203,7 +204,7 @@ def test_an_interrupted_suite_keeps_what_it_reached_and_resumes(tmp_path, monkey
     config.eval.code_workers = 1
     generated, judged = [], []
 
-    def generate(policy, chosen, settings, seed, rollout, batch_prompts, prompt_ids):
+    def generate(policy, chosen, sampling, generator, seed, batch_prompts, prompt_ids):
         for problem, prompt_id in zip(chosen, prompt_ids):  # a batch per problem; sample 1 always wrong
             generated.append(problem.question_id)
             yield [[fenced(f"print({prompt_id})"), fenced("print(-1)")]]
@@ -215,11 +216,15 @@ def test_an_interrupted_suite_keeps_what_it_reached_and_resumes(tmp_path, monkey
         ok = f"{program.split('(')[1][:-1]}\n" == problem.tests[0][1]
         return code_eval.Judgement(ok, "passed" if ok else "wrong_answer", int(ok), 1, 0.0)
 
+    def suite():  # what evaluate.run passes for this config
+        sampling = dataclasses.replace(defaults.settings(config).eval_sampling, samples=2)
+        return code_eval.SuiteSettings(sampling, None, config.seed, 64, 1.0, 1, code_eval.run_key(config, 2))
+
     monkeypatch.setattr(code_eval, "generate_responses", generate)
     monkeypatch.setattr(code_eval, "judge", judge)
     interrupt = True
     with pytest.raises(KeyboardInterrupt):
-        code_eval.run_suite(config, None, tmp_path, problems, Sandbox("none"), samples=2)
+        code_eval.run_suite(None, tmp_path, problems, Sandbox("none"), suite())
     responses = tmp_path / f"{code_eval.NAME}_responses.jsonl"
     kept = [json.loads(line) for line in responses.open()]
     assert sorted((r["question_id"], r["sample"], r["passed"]) for r in kept) == [
@@ -228,19 +233,19 @@ def test_an_interrupted_suite_keeps_what_it_reached_and_resumes(tmp_path, monkey
     with responses.open("a") as f:
         f.write('{"run": "torn by a kill')  # a last line cut short
     interrupt, generated[:], judged[:] = False, [], []
-    summary = code_eval.run_suite(config, None, tmp_path, problems, Sandbox("none"), samples=2)
+    summary = code_eval.run_suite(None, tmp_path, problems, Sandbox("none"), suite())
     assert generated == [] and judged == ["q2", "q2", "q3", "q3", "q4", "q4"]
     assert summary["resumed"] == {"responses": 5, "verdicts": 2} and summary["pass_at_k"][1] == 0.5
     records = [json.loads(line) for line in responses.open()]
     assert sorted((r["question_id"], r["sample"]) for r in records) == [(f"q{i}", j) for i in range(5) for j in (0, 1)]
     assert json.loads((tmp_path / f"{code_eval.NAME}_summary.json").read_text())["problems"] == 5
     assert not (tmp_path / f"{code_eval.NAME}_generated.jsonl").exists()  # finished: the responses file has all
-    code_eval.run_suite(config, None, tmp_path, problems, Sandbox("none"), samples=2)  # finished: starts over
+    code_eval.run_suite(None, tmp_path, problems, Sandbox("none"), suite())  # finished: starts over
     assert len(generated) == 5 and len([line for line in responses.open()]) == 10
     generated[:] = []
     config.seed += 1
     (tmp_path / f"{code_eval.NAME}_summary.json").unlink()  # unfinished, but other settings: starts over
-    code_eval.run_suite(config, None, tmp_path, problems, Sandbox("none"), samples=2)
+    code_eval.run_suite(None, tmp_path, problems, Sandbox("none"), suite())
     assert len(generated) == 5
 
 

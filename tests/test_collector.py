@@ -1,9 +1,156 @@
-"""The collector's step metrics: the paper's effective prompt ratio and the kept share."""
+"""The collector: dynamic sampling's rounds, the kept groups' draw order and the batch's capacity, the failure
+budget, as the Trainer's batch source (with a fake generator and pool); the step metrics (the paper's effective
+prompt ratio and the kept share)."""
+
+import types
 
 import numpy as np
+import pytest
 
-from rlve_jax.rl.collector import GroupRecords, rollout_metrics
-from rlve_jax.generation.rollout import RolloutStats
+from rlve_jax.generation.generator import SamplingSettings
+from rlve_jax.generation.sampler import SampleOutput
+from rlve_jax.gym.env import Problem, Verdict
+from rlve_jax.gym.pool import FailureBudgetExceeded, FailureTally
+from rlve_jax.gym.scheduler import AdaptiveScheduler
+from rlve_jax.rl.collector import Collector, CollectorSettings, GroupRecords, rollout_metrics
+from rlve_jax.rl.rollout import RolloutStats
+
+G = 4
+RIGHT, WRONG = 1, 2  # the fake tokenizer's two response tokens
+
+
+def informative_seed(seed: int) -> bool:
+    """The fake generator's rule: a problem's G responses are mixed (informative) when its seed is 1 mod 3, all
+    wrong at 0 mod 3, all right at 2 mod 3."""
+    return seed % 3 == 1
+
+
+class FakeGenerator:
+    """Each response answers right or wrong by the problem's seed (its prompt's one token) and the row's index."""
+
+    resumable = False
+
+    def __init__(self):
+        self.calls = []
+
+    def generate(self, model, prompts, settings, *, rng, prompt_ids=None):
+        self.calls.append((model, [p[0] for p in prompts], list(prompt_ids)))
+        right = [[s % 3 == 2 or (informative_seed(s) and g % 2 == 0) for g in range(settings.samples)]
+                 for s in (p[0] for p in prompts)]
+        tokens = np.array([[RIGHT if r else WRONG] for row in right for r in row], np.int32)  # [N, 1]
+        n = len(tokens)
+        return SampleOutput(np.repeat(np.arange(len(prompts)), settings.samples), tokens, np.full((n, 1), -0.5),
+                            np.ones(n, np.int32), np.ones(n, bool), np.zeros(n, bool), 1024)
+
+
+class FakePool:
+    """Problems whose prompt is their seed; the seeds in `failing` fail to generate; "right" is correct."""
+
+    def __init__(self, failing=()):
+        self.failing, self.tally = set(failing), FailureTally()
+
+    def generate(self, requests):
+        self.tally.attempted["generate"] += len(requests)
+        out = []
+        for env, difficulty, seed in requests:
+            if seed in self.failing:
+                self.tally.failed["generate", env, "error"] += 1
+                out.append(None)
+            else:
+                out.append(Problem(env, difficulty, seed, str(seed), {}, {}))
+        return out
+
+    def verify(self, problems, texts, markers):
+        self.tally.attempted["verify"] += len(texts)
+        return [Verdict(1.0, True, True, "correct") if t == "right" else Verdict(0.0, False, True, "wrong")
+                for t in texts]
+
+    def take_tally(self):
+        tally, self.tally = self.tally, FailureTally()
+        return tally
+
+
+def fake_policy():
+    tokenizer = types.SimpleNamespace(decode=lambda tokens, skip_special_tokens: {RIGHT: "right", WRONG: "wrong"}[
+        tokens[0]])
+    prompt_format = types.SimpleNamespace(encode=lambda prompt: [int(prompt)], markers=("<", ">"))
+    return types.SimpleNamespace(tokenizer=tokenizer, prompt_format=prompt_format,
+                                 sampler_model=lambda params: ("sampler", params))
+
+
+def collector(pool=None, generator=None, **settings) -> Collector:
+    values = {**dict(sampling=SamplingSettings(G, 4), prompts_per_step=3, oversample_prompts=4, max_rounds=8,
+                     group_filter="informative", partial_rollouts=False, reward_key="reward", max_failure_share=0.5,
+                     seed=0), **settings}
+    return Collector(fake_policy(), pool or FakePool(), AdaptiveScheduler(["A"], seed=0), generator or FakeGenerator(),
+                     env_names=["A"], settings=CollectorSettings(**values))
+
+
+def seeds(collection) -> list[int]:
+    """The problem seed of each generated group, in draw order (the scheduler draws seeds 0, 1, 2, ...)."""
+    return [g.problem.seed for g in collection.mine]
+
+
+def test_rounds_run_until_the_batch_is_full_and_keep_draw_order():
+    generator = FakeGenerator()
+    collection = collector(generator=generator).take(0, "params")
+    # Round 1 draws seeds 0-3 (one informative: 1), round 2 seeds 4-7 (4 and 7): three kept, two rounds.
+    assert seeds(collection) == list(range(8))
+    assert collection.kept.tolist() == [1, 4, 7]
+    assert collection.records.informative.tolist() == [informative_seed(s) for s in range(8)]
+    assert collection.stats.rounds == 2 and collection.stats.drawn_groups == 8 and collection.stats.kept_groups == 3
+    assert collection.stats.seconds["reshard"] >= 0  # take placed the parameters on the sampler
+    assert [call[0] for call in generator.calls] == [("sampler", "params")] * 2  # the learner's, taken by the source
+    assert [call[2] for call in generator.calls] == [[0, 1, 2, 3]] * 2  # a round's draws name its sampling keys
+    assert collection.records.reward.shape == (8, G) and collection.records.length.tolist() == [[1] * G] * 8
+    metrics = rollout_metrics(collection.records, ["A"], collection.stats)
+    assert metrics["rollout/effective_prompt_ratio"] == 3 / 8 and metrics["rollout/kept_ratio"] == 3 / 8
+
+
+def test_the_batch_keeps_no_more_than_prompts_per_step_even_when_a_round_offers_more():
+    collection = collector(prompts_per_step=2).collect(0, "model", 0)
+    assert collection.kept.tolist() == [1, 4]  # seed 7 is informative too: no room
+    assert collection.stats.rounds == 2 and collection.stats.drawn_groups == 8  # the round ran whole
+
+
+def test_a_step_trains_on_what_it_kept_when_the_rounds_run_out():
+    collection = collector(prompts_per_step=10, max_rounds=2).collect(0, "model", 0)
+    assert collection.kept.tolist() == [1, 4, 7] and collection.stats.rounds == 2
+
+
+def test_the_all_filter_keeps_every_group_in_draw_order():
+    collection = collector(group_filter="all", prompts_per_step=5).collect(0, "model", 0)
+    assert collection.kept.tolist() == [0, 1, 2, 3, 4] and collection.stats.rounds == 2
+
+
+def test_failed_generations_are_counted_and_skipped_within_the_budget():
+    collection = collector(FakePool(failing={1})).collect(0, "model", 0)
+    assert seeds(collection) == [0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]  # seed 1 never made it to a group
+    assert collection.kept.tolist() == [3, 6, 9]  # seeds 4, 7 and 10 (records: generated groups only)
+    assert collection.stats.failed_generations == 1 and collection.failures["pool/failed_generations"] == 1
+
+
+def test_more_failures_than_the_budget_allows_stop_the_step_with_one_line():
+    with pytest.raises(FailureBudgetExceeded, match=r"^step 3: 5 of 8 generations failed") as error:
+        collector(FakePool(failing={0, 2, 3, 5, 6}), max_rounds=2, prompts_per_step=10).collect(2, "model", 2)
+    kept = collector(FakePool(failing={0, 2, 3, 5}), max_rounds=2, prompts_per_step=10).collect(2, "model", 2)
+    assert kept.stats.failed_generations == 4  # 4 of 8: at the budget, not past it
+    assert "\n" not in str(error.value)
+
+
+def test_partial_rollouts_need_a_resumable_generator():
+    with pytest.raises(TypeError, match="partial rollouts decode in the continuous Engine"):
+        collector(partial_rollouts=True)
+
+
+def test_the_collector_as_a_batch_source_collects_when_taken_and_carries_nothing_without_partial_rollouts():
+    batches = collector()
+    batches.ahead(1, "params", version=0)  # nothing runs ahead
+    batches.settle()
+    assert batches.seconds() == {} and batches.state_dict() == {"carried": []}
+    first, second = batches.take(0, "params"), batches.take(1, "params")
+    assert seeds(second)[0] == seeds(first)[-1] + 1 == 8  # the scheduler's draws go on where the last step stopped
+    assert [seeds(second)[i] for i in second.kept] == [10, 13, 16]
 
 
 def records(informative: list[bool], g: int = 4) -> GroupRecords:

@@ -119,15 +119,15 @@ def test_eval_of_a_training_checkpoint_uses_the_runs_own_model_settings(tmp_path
 
     import optax
 
-    from rlve_jax.runtime.checkpoint import Checkpointer
-    from rlve_jax.models.policy import load_policy
+    from models_for_tests import config_policy
+    from rlve_jax.runtime.checkpoint import Checkpointer, TrainState
 
     training = tiny_config()
     run = tmp_path / "run"
-    policy = load_policy(training, ["Multiplication"], run)
+    policy = config_policy(training, ["Multiplication"], run)
     params = jax.tree.map(lambda x: x * 1.5, policy.params)  # not what a fresh init would give
     checkpointer = Checkpointer(run)
-    checkpointer.save(7, params, optax.sgd(0.1).init(params), {"step": 7, "config": training.to_dict()})
+    checkpointer.save(TrainState(params, optax.sgd(0.1).init(params), 7), {"config": training.to_dict()})
     checkpointer.close()
 
     config = heldout_config()

@@ -8,10 +8,9 @@ import optax
 import pytest
 from flax import nnx
 
-from models_for_tests import right_padded_batch, torch_logits
+from models_for_tests import config_policy, right_padded_batch, torch_logits
 from rlve_jax import export
-from rlve_jax.runtime.checkpoint import Checkpointer
-from rlve_jax.models.policy import load_policy
+from rlve_jax.runtime.checkpoint import Checkpointer, TrainState
 
 
 def make_run(workdir, scan_layers: bool, steps=(3, 7)):
@@ -21,12 +20,12 @@ def make_run(workdir, scan_layers: bool, steps=(3, 7)):
 
     config = get_config()
     config.model.scan_layers = scan_layers
-    policy = load_policy(config, ["Multiplication"], workdir)
+    policy = config_policy(config, ["Multiplication"], workdir)
     checkpointer = Checkpointer(workdir)
     saved = {}
     for step in steps:
         params = jax.tree.map(lambda x: x * (1.0 + step / 10), policy.params)
-        checkpointer.save(step, params, optax.sgd(0.1).init(params), {"step": step, "config": config.to_dict()})
+        checkpointer.save(TrainState(params, optax.sgd(0.1).init(params), step), {"config": config.to_dict()})
         saved[step] = nnx.merge(policy.graphdef, params, policy.rest)
     checkpointer.close()
     return saved, policy
@@ -112,9 +111,9 @@ def test_a_run_from_an_hf_checkpoint_exports_its_base_config_and_exact_tensors(h
     config.model.path, config.model.preset = directory, ""
     config.tokenizer.path = str(tiny_run[0] / "tokenizer")
     workdir = tmp_path / "run"
-    policy = load_policy(config, ["Multiplication"], workdir)
+    policy = config_policy(config, ["Multiplication"], workdir)
     checkpointer = Checkpointer(workdir)
-    checkpointer.save(1, policy.params, optax.sgd(0.1).init(policy.params), {"step": 1, "config": config.to_dict()})
+    checkpointer.save(TrainState(policy.params, optax.sgd(0.1).init(policy.params), 1), {"config": config.to_dict()})
     checkpointer.close()
     out = export.export(workdir, tmp_path / "hf")
     base, exported = json.load(open(f"{directory}/config.json")), json.loads((out / "config.json").read_text())

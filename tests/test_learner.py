@@ -51,9 +51,8 @@ def test_every_sequence_lands_in_its_owners_rows_in_draw_order(process_count, sh
 
 
 def test_the_first_warm_up_update_trains():
-    import ml_collections
+    from rlve_jax.rl.train_step import OptimSettings, learning_rate
 
-    from rlve_jax.rl.train_step import learning_rate
-
-    schedule = learning_rate(ml_collections.ConfigDict({"lr": 1e-3, "warmup_steps": 4}))
+    schedule = learning_rate(OptimSettings(lr=1e-3, b1=0.9, b2=0.98, eps=1e-8, weight_decay=0.0, grad_clip=1.0,
+                                           warmup_steps=4))
     assert [float(schedule(count)) for count in range(6)] == pytest.approx([2.5e-4, 5e-4, 7.5e-4, 1e-3, 1e-3, 1e-3])

@@ -9,26 +9,25 @@ import json
 
 import jax
 import jax.numpy as jnp
-import ml_collections
 import numpy as np
 import optax
 import pytest
 from flax import nnx
 
-from models_for_tests import right_padded_batch, torch_logits
+from models_for_tests import config_policy, right_padded_batch, torch_logits
 from rlve_jax import export, plan
 from rlve_jax.defaults import ConfigError, base_config, validate
 from rlve_jax.models import lora
 from rlve_jax.runtime import trainable
 from rlve_jax.models.model import PRESETS, Transformer
-from rlve_jax.models.policy import load_policy
 from rlve_jax.rl import losses, train_step
 from rlve_jax.rl.batching import build_sequences
-from rlve_jax.runtime.checkpoint import Checkpointer
+from rlve_jax.runtime.checkpoint import Checkpointer, TrainState
+from rlve_jax.runtime.memory import count
 
 ALL = lora.LoraConfig(4, 8.0, tuple(lora.PROJECTIONS))
-OPTIM = ml_collections.ConfigDict(dict(lr=0.05, b1=0.9, b2=0.98, eps=1e-8, weight_decay=0.0, grad_clip=1.0,
-                                       warmup_steps=0))
+OPTIM = train_step.OptimSettings(lr=0.05, b1=0.9, b2=0.98, eps=1e-8, weight_decay=0.0, grad_clip=1.0,
+                                 warmup_steps=0)
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +36,7 @@ def tokenizer_path(tmp_path_factory):
     from configs.tiny import get_config
 
     workdir = tmp_path_factory.mktemp("tokenizer_run")
-    load_policy(get_config(), ["Multiplication"], workdir)
+    config_policy(get_config(), ["Multiplication"], workdir)
     return str(workdir / "tokenizer")
 
 
@@ -94,7 +93,7 @@ def test_config_errors_are_one_line():
     message = str(error.value)
     assert "\n" not in message and "model.lora.rank=-1" in message and "model.lora.alpha=0.0" in message
     assert "model.lora.targets='q_proj,qkv' must be a comma-separated list of q_proj, k_proj" in message
-    assert lora.LoraConfig.of(base_config().model.lora) is None  # rank 0: off, the default
+    assert lora.LoraConfig.of(**base_config().model.lora) is None  # rank 0: off, the default
 
 
 def test_adapters_start_at_the_base_model_and_merge_exactly(tokenizer_path, tmp_path):
@@ -103,7 +102,7 @@ def test_adapters_start_at_the_base_model_and_merge_exactly(tokenizer_path, tmp_
     merged weights still do, on every projection (k and v share a shape: each its own)."""
     config = lora_config(tokenizer_path, scan_layers=True)
     config.model.remat = True
-    policy = load_policy(config, ["Multiplication"], tmp_path)
+    policy = config_policy(config, ["Multiplication"], tmp_path)
     adapters, base = trainable.split_trainable(policy.params)
     cfg = policy.model_config
     per_layer = sum(4 * (i + o) for i, o in [(cfg.hidden_size, cfg.num_heads * cfg.head_dim)]
@@ -124,7 +123,7 @@ def test_adapters_start_at_the_base_model_and_merge_exactly(tokenizer_path, tmp_
 
 
 def test_targets_choose_the_projections(tokenizer_path, tmp_path):
-    policy = load_policy(lora_config(tokenizer_path, rank=2, targets="v_proj,down_proj"), ["Multiplication"],
+    policy = config_policy(lora_config(tokenizer_path, rank=2, targets="v_proj,down_proj"), ["Multiplication"],
                          tmp_path)
     names = {str(path[-1]) for path, _ in nnx.to_flat_state(trainable.split_trainable(policy.params)[0])}
     assert names == {"v_proj_lora_a", "v_proj_lora_b", "down_proj_lora_a", "down_proj_lora_b"}
@@ -160,7 +159,7 @@ def test_only_adapters_train_and_checkpoints_resume_exactly(tokenizer_path, tmp_
     steps equal one step, a checkpoint (adapters + optimizer state, not the base), a fresh policy restored from
     it and one more step, bit for bit. A checkpoint refuses another base and a model without adapters."""
     config = lora_config(tokenizer_path)
-    policy = load_policy(config, ["Multiplication"], tmp_path)
+    policy = config_policy(config, ["Multiplication"], tmp_path)
     start_adapters, start_base = jax.tree.map(np.asarray, trainable.split_trainable(policy.params))
     tx = train_step.make_optimizer(OPTIM)
     opt_state = train_step.init_optimizer(tx, policy.params, policy.mesh)
@@ -177,21 +176,22 @@ def test_only_adapters_train_and_checkpoints_resume_exactly(tokenizer_path, tmp_
     two, _ = train_steps(policy, functions, policy.params, opt_state, 2)
 
     checkpointer = Checkpointer(tmp_path / "run")
-    checkpointer.save(1, one, opt_one, {"step": 1, "config": config.to_dict()})
+    checkpointer.save(TrainState(one, opt_one, 1), {"config": config.to_dict()})
     saved = jax.tree.leaves(checkpointer.manager.item_metadata(1)["params"])
     assert len(saved) == len(jax.tree.leaves(adapters))  # the adapters, not the base
-    fresh = load_policy(config, ["Multiplication"], tmp_path)
-    fresh.params, restored_opt, _ = checkpointer.restore(1, fresh.params, opt_state)  # opt_state: the target
+    fresh = config_policy(config, ["Multiplication"], tmp_path)
+    restored, _ = checkpointer.restore(1, TrainState(fresh.params, opt_state, 0))  # opt_state: the target
+    fresh.params, restored_opt = restored.params, restored.opt_state
     resumed, _ = train_steps(fresh, functions, fresh.params, restored_opt, 1, first=1)
     for a, b in zip(jax.tree.leaves(resumed), jax.tree.leaves(two)):
         np.testing.assert_array_equal(a, b)
 
     other_seed = lora_config(tokenizer_path)
     other_seed.seed = 1
-    other = load_policy(other_seed, ["Multiplication"], tmp_path)
+    other = config_policy(other_seed, ["Multiplication"], tmp_path)
     with pytest.raises(ValueError, match="trained on other base weights"):
         checkpointer.restore_params(1, other.params)
-    full = load_policy(lora_config(tokenizer_path, rank=0), ["Multiplication"], tmp_path)
+    full = config_policy(lora_config(tokenizer_path, rank=0), ["Multiplication"], tmp_path)
     with pytest.raises(ValueError, match="holds LoRA adapters only"):
         checkpointer.restore_params(1, full.params)
     checkpointer.close()
@@ -205,10 +205,10 @@ def test_the_plan_counts_adapters_with_optimizer_state_and_a_frozen_base(tokeniz
     mesh = jax.sharding.Mesh(np.array(jax.devices()).reshape(1, -1, 1), ("data", "fsdp", "tensor"))
     step = plan.train_step(config, cfg, mesh)
     adapters, base = trainable.split_trainable(step.params)
-    n_adapters, n_base = plan._count(adapters), plan._count(base)
-    assert n_base == plan._count(nnx.state(nnx.eval_shape(lambda: Transformer(cfg, rngs=nnx.Rngs(0))), nnx.Param))
-    assert plan._count([x for x in jax.tree.leaves(step.opt_state) if x.ndim]) == 2 * n_adapters
-    assert plan._count(step.acc.grads) == n_adapters
+    n_adapters, n_base = count(adapters), count(base)
+    assert n_base == count(nnx.state(nnx.eval_shape(lambda: Transformer(cfg, rngs=nnx.Rngs(0))), nnx.Param))
+    assert count([x for x in jax.tree.leaves(step.opt_state) if x.ndim]) == 2 * n_adapters
+    assert count(step.acc.grads) == n_adapters
     # Adapters placed like their weights: A over the input axis (fsdp), B's rank axis whole.
     shardings = {str(p[-1]): v.get_value().sharding.spec for p, v in nnx.to_flat_state(adapters)}
     assert shardings["q_proj_lora_a"] == jax.P(None, "fsdp", None)
@@ -222,11 +222,11 @@ def qwen2_lora_run(hf_qwen2, tokenizer_path, tmp_path_factory):
     workdir = tmp_path_factory.mktemp("lora_run")
     config = lora_config(tokenizer_path, rank=4)
     config.model.path, config.model.preset = directory, ""
-    policy = load_policy(config, ["Multiplication"], workdir)
+    policy = config_policy(config, ["Multiplication"], workdir)
     policy.params = perturbed(policy.params, scale=0.2)
     checkpointer = Checkpointer(workdir)
-    checkpointer.save(2, policy.params, optax.sgd(0.1).init(trainable.split_trainable(policy.params)[0]),
-                      {"step": 2, "config": config.to_dict()})
+    checkpointer.save(TrainState(policy.params, optax.sgd(0.1).init(trainable.split_trainable(policy.params)[0]), 2),
+                      {"config": config.to_dict()})
     checkpointer.close()
     return workdir, policy, directory
 
@@ -258,9 +258,9 @@ def test_peft_loads_the_adapter_export_with_our_logits(qwen2_lora_run, tmp_path)
 
 def test_peft_export_of_a_full_run_is_a_one_line_error(tokenizer_path, tmp_path, capsys):
     config = lora_config(tokenizer_path, rank=0)
-    policy = load_policy(config, ["Multiplication"], tmp_path)
+    policy = config_policy(config, ["Multiplication"], tmp_path)
     checkpointer = Checkpointer(tmp_path)
-    checkpointer.save(1, policy.params, optax.sgd(0.1).init(policy.params), {"step": 1, "config": config.to_dict()})
+    checkpointer.save(TrainState(policy.params, optax.sgd(0.1).init(policy.params), 1), {"config": config.to_dict()})
     checkpointer.close()
     with pytest.raises(SystemExit):
         export.main(["--workdir", str(tmp_path), "--out", str(tmp_path / "adapter"), "--format", "peft"])

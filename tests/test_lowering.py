@@ -18,7 +18,8 @@ from jax.sharding import AbstractMesh, AxisType
 from rlve_jax import plan
 from rlve_jax.defaults import CONFIGS, load_config_file
 from rlve_jax.generation import engine, sampler
-from rlve_jax.runtime import sharding
+from rlve_jax.models import lora
+from rlve_jax.runtime import memory, sharding
 
 # preset -> (platform, devices, devices per process, the attention implementations that lower there,
 # the engine's decode attention there)
@@ -100,8 +101,8 @@ def sampler_side(name: str, **overrides):
     config = preset(name, **overrides)
     cfg = dataclasses.replace(plan.model_config_for(config)[0], decode_attention=decode_impl)
     _, sampler_mesh = meshes(config, devices, per_process)
-    graphdef, shapes, _ = plan._abstract_model(cfg)
-    params = plan._abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
+    graphdef, shapes, _ = lora.abstract_model(cfg)
+    params = memory.abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
     r = config.rollout
     eng = engine.Engine(cfg, max_prompt_tokens=r.max_prompt_tokens, max_new_tokens=r.max_response_tokens,
                         budget_tokens=64 * 1024, segment_steps=r.segment_steps, mesh=sampler_mesh)

@@ -15,11 +15,11 @@ import pytest
 from flax import nnx
 
 from rlve_jax import plan
-from rlve_jax.defaults import CONFIGS, load_config_file
+from rlve_jax.defaults import CONFIGS, load_config_file, settings
 from rlve_jax.generation import engine
 from rlve_jax.models.model import Transformer
 from rlve_jax.rl.train_step import init_optimizer, make_optimizer
-from rlve_jax.runtime import sharding
+from rlve_jax.runtime import memory, sharding
 from test_trainer import REPO
 
 
@@ -63,8 +63,8 @@ def test_over_the_limit_is_one_line(tiny_plan, monkeypatch):
                                                                    *plan.SHARED)), key=lambda part: part[2])
     assert f"largest part: {biggest[1]} " in reason
     assert biggest[1] in ("activations + temporaries", "process baseline")  # the tiny run's train step
-    monkeypatch.setattr(plan, "plan", lambda config, *args: dataclasses.replace(tiny_plan,
-                                                                                 limit=plan.device_limit(config)))
+    monkeypatch.setattr(plan, "plan", lambda config, *args: dataclasses.replace(
+        tiny_plan, limit=memory.device_limit(config.mesh.device_memory_gb)))
     model_config = plan.model_config_for(tiny_config())[0]
     with pytest.raises(MemoryError, match="exceeds the device limit"):
         plan.check(tiny_config(**{"mesh.device_memory_gb": 0.001}), model_config)
@@ -137,7 +137,8 @@ def run_collection(config, planned: plan.Plan):
     gc.collect()
     before = live_bytes(device)
     graphdef, params, rest = nnx.split(sharding.shard_model(Transformer(cfg, rngs=nnx.Rngs(0)), mesh), nnx.Param, ...)
-    opt_state = init_optimizer(make_optimizer(config.optim), params, mesh)  # noqa: F841  (held, as the trainer does)
+    optim = settings(config).learner.optim
+    opt_state = init_optimizer(make_optimizer(optim), params, mesh)  # noqa: F841  (held, as the trainer does)
     resident = live_bytes(device) - before
     r = config.rollout
     eng = engine.Engine(cfg, max_prompt_tokens=r.max_prompt_tokens, max_new_tokens=r.max_response_tokens,

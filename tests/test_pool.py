@@ -21,7 +21,8 @@ ECHO = EchoEnv()
 
 
 def tagged(text):
-    return f"<answer>{text}</answer>"
+    """The answer in the default markers (\\boxed{}, the default prompt's)."""
+    return f"\\boxed{{{text}}}"
 
 
 @pytest.fixture(scope="module")
@@ -249,3 +250,15 @@ def test_a_script_without_a_main_guard_scores_normally(tmp_path):
     assert result.stdout.count("script body ran") == 1, result.stdout
     assert "rewards [1.0, 1.0, 1.0] [1.0, 0.0]" in result.stdout, result.stdout + result.stderr[-2000:]
     assert "bootstrapping phase" not in result.stderr and "pool broke" not in result.stderr
+
+
+def test_every_answer_markers_default_is_the_default_prompts():
+    """One default across the gym's public functions: the default prompt's (the chat format's \\boxed{})."""
+    import inspect
+
+    from rlve_jax.gym.env import DEFAULT_MARKERS, Environment, extract_answer
+    from rlve_jax.gym.prompts import PromptFormat
+
+    for function in (extract_answer, Environment.verify, EnvPool.verify):
+        assert inspect.signature(function).parameters["markers"].default == DEFAULT_MARKERS, function
+    assert DEFAULT_MARKERS == PromptFormat("chat").markers

@@ -41,12 +41,12 @@ def test_service_levels_follow_the_in_process_scheduler_exactly(tmp_path):
     names = registry.resolve("C4")
     envs = {name: registry.make(name) for name in names}
     # The JAX trainer's own scheduler for the same config (min_samples = min_prompts * G = 3 * 2).
-    from rlve_jax import builder, defaults
+    from rlve_jax import defaults
 
     config = defaults.base_config()
     config.scheduler.update(initial_difficulty=0, window=2, promote_threshold=0.75, min_prompts=3)
-    local = builder.make_scheduler(config.scheduler, names, samples_per_prompt=2, seed=3,
-                                   max_levels={n: e.max_difficulty for n, e in envs.items()})
+    config.rollout.samples_per_prompt, config.seed = 2, 3
+    local = defaults.settings(config).scheduler.build(names, {n: e.max_difficulty for n, e in envs.items()})
     with TestClient(create_app(service(tmp_path / "state"))) as client:
         for step in range(10):
             drawn = client.post("/draw", json={"n": 8, "request_id": f"draw-{step}"}).json()["problems"]

@@ -15,14 +15,14 @@ from jax.sharding import AxisType, Mesh
 
 from rlve_jax import plan
 from rlve_jax.generation import engine
-from rlve_jax.models import decode_attention
+from rlve_jax.models import decode_attention, lora
 from rlve_jax.models.model import ModelConfig
-from rlve_jax.runtime import sharding
+from rlve_jax.runtime import memory, sharding
 from test_plan import tiny_config
 
 
 def test_the_tiny_plan_compiles_for_a_v5e_slice():
-    devices = plan.tpu_topology("v5e:2x2")
+    devices = memory.tpu_topology("v5e:2x2")
     assert len(devices) == 4 and devices[0].device_kind == "TPU v5 lite"
     config = tiny_config("tpu_v5e.py", **{"mesh.sampler_tensor": 1, "train.micro_batch_size": 64})
     result = plan.plan(config, devices=devices)
@@ -44,14 +44,14 @@ def test_the_engines_decode_segment_compiles_with_the_paged_tpu_kernel_on_each_c
     2x2 slice, slots over `fsdp` chips and KV heads over `tensor`: one kernel call per step, no chip gathers the
     slot cache, and no layer's cache is copied per step (with 2 KV heads per chip XLA keeps the cache tiled
     over (KV head, head dim) in the loop: the kernel's view must be that layout's own)."""
-    devices = plan.tpu_topology("v5e:2x2")
+    devices = memory.tpu_topology("v5e:2x2")
     mesh = Mesh(np.array(devices).reshape(1, fsdp, tensor), sharding.AXES, axis_types=(AxisType.Auto,) * 3)
     cfg = ModelConfig.preset("micro", head_dim=128, param_dtype="bfloat16", compute_dtype="bfloat16",
                              scan_layers=True)
     cfg = dataclasses.replace(cfg, decode_attention=decode_attention.default_impl(cfg.head_dim, "tpu"))
     assert cfg.decode_attention == "pallas_tpu"
-    graphdef, shapes, _ = plan._abstract_model(cfg)
-    params = plan._abstract(shapes, sharding.state_shardings(shapes, mesh, fsdp=False))
+    graphdef, shapes, _ = lora.abstract_model(cfg)
+    params = memory.abstract(shapes, sharding.state_shardings(shapes, mesh, fsdp=False))
     eng = engine.Engine(cfg, max_prompt_tokens=256, max_new_tokens=768, budget_tokens=16 * 1024, segment_steps=4,
                         mesh=mesh)
     slots = eng.slots_for_rows(16)

@@ -3,7 +3,6 @@ the slot cache as pages) against the pure-JAX loop, run on CPU by Pallas' TPU in
 `tpu`. The engine's decode segment with it, lowered for the TPU presets' meshes: tests/test_lowering.py;
 compiled by libtpu for a v5e slice: tests/test_tpu_compile.py."""
 
-import types
 
 import jax
 import jax.numpy as jnp
@@ -14,7 +13,7 @@ from jax.sharding import PartitionSpec as P
 
 from rlve_jax import defaults, plan
 from rlve_jax.models import decode_attention
-from rlve_jax.models.policy import model_config_of, model_overrides
+from rlve_jax.models.policy import model_config_of
 from rlve_jax.runtime import sharding
 
 
@@ -84,10 +83,12 @@ def test_lowers_for_tpu_as_one_mosaic_kernel_call():
 
 def test_the_config_key_names_the_engines_decode_attention():
     config = defaults.base_config()
-    assert model_overrides(config.model)["decode_attention"] is None  # "auto": the backend's default at trace
+    config.model.preset = "qwen3-0.6b"  # head_dim 128
+    shape = lambda: model_config_of(defaults.settings(config).model, None)  # noqa: E731
+    assert shape().decode_attention is None  # "auto": the backend's default at trace
     config.model.decode_attention = "pallas_tpu"
     defaults.validate(config)
-    assert model_overrides(config.model)["decode_attention"] == "pallas_tpu"
+    assert shape().decode_attention == "pallas_tpu"
     config.model.decode_attention = "paged"
     with pytest.raises(defaults.ConfigError, match="model.decode_attention='paged' must be one of 'auto', "):
         defaults.validate(config)
@@ -98,13 +99,13 @@ def test_an_explicit_tpu_kernel_that_the_models_head_dim_does_not_fit_fails_at_s
     config = defaults.base_config()
     config.model.preset, config.model.decode_attention = "micro", "pallas_tpu"  # head_dim 32
     defaults.validate(config)
-    tokenizer = types.SimpleNamespace(vocab_size=512)
+    shape = lambda: model_config_of(defaults.settings(config).model, 512)  # noqa: E731
     error = r"model.decode_attention='pallas_tpu' needs head_dim a multiple of 128, and this model's is 32"
-    with pytest.raises(defaults.ConfigError, match=error):
-        model_config_of(config.model, tokenizer)
-    with pytest.raises(defaults.ConfigError, match=error):
+    with pytest.raises(ValueError, match=error):
+        shape()
+    with pytest.raises(ValueError, match=error):
         plan.model_config_for(config)
     config.model.preset = "qwen3-0.6b"  # head_dim 128
-    assert model_config_of(config.model, tokenizer).decode_attention == "pallas_tpu"
+    assert shape().decode_attention == "pallas_tpu"
     config.model.preset, config.model.decode_attention = "micro", "auto"
-    assert model_config_of(config.model, tokenizer).decode_attention is None
+    assert shape().decode_attention is None

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from rlve_jax.runtime import metrics
-from rlve_jax.defaults import base_config
+from rlve_jax.defaults import base_config, settings
 
 wandb = pytest.importorskip("wandb")
 
@@ -76,8 +76,13 @@ def tensorboard_scalars(workdir):
     return scalars
 
 
+def wandb_writer(config, workdir, enabled=True):
+    """The builder's W&B writer for a config."""
+    return metrics.wandb_writer(settings(config).log, config.to_dict(), workdir, enabled)
+
+
 def write_a_short_run(workdir, config):
-    writer = metrics.MetricsWriter(workdir, tensorboard=True, wandb=metrics.wandb_writer(config, workdir))
+    writer = metrics.MetricsWriter(workdir, tensorboard=True, wandb=wandb_writer(config, workdir))
     for i in range(3):  # as the trainer's warm start writes them
         writer.write(0, {"warm_start/loss": 2.0 - i, "warm_start/step": i + 1}, kind="warm_start")
     writer.write(0, {"difficulty/Sorting": 0})
@@ -121,10 +126,10 @@ def test_a_resumed_run_continues_the_same_wandb_run(offline, tmp_path):
     config = base_config()
     config.log.wandb = True
     workdir = tmp_path / "run"
-    first = metrics.wandb_writer(config, workdir)
+    first = wandb_writer(config, workdir)
     first.close()
     run_id = (workdir / "wandb_run_id").read_text()
-    second = metrics.wandb_writer(config, workdir)
+    second = wandb_writer(config, workdir)
     assert second.run.id == run_id and second.run.name == "run"
     second.close()
 
@@ -133,17 +138,17 @@ def test_wandb_dir_is_honoured(offline, tmp_path, monkeypatch):
     monkeypatch.setenv("WANDB_DIR", str(tmp_path / "wandb_files"))
     config = base_config()
     config.log.wandb = True
-    writer = metrics.wandb_writer(config, tmp_path / "run")
+    writer = wandb_writer(config, tmp_path / "run")
     writer.close()
     assert glob.glob(str(tmp_path / "wandb_files" / "wandb" / "offline-run-*"))
     assert not (tmp_path / "run" / "wandb").exists() and (tmp_path / "run" / "wandb_run_id").exists()
 
 
 def test_off_by_default_and_a_clear_error_without_the_package(tmp_path, monkeypatch):
-    assert metrics.wandb_writer(base_config(), tmp_path) is None
+    assert wandb_writer(base_config(), tmp_path) is None
     config = base_config()
     config.log.wandb = True
-    assert metrics.wandb_writer(config, tmp_path, enabled=False) is None  # not the writing process
+    assert wandb_writer(config, tmp_path, enabled=False) is None  # not the writing process
     monkeypatch.setitem(sys.modules, "wandb", None)
     with pytest.raises(ImportError, match=r"pip install 'rlve_jax\[wandb\]'"):
-        metrics.wandb_writer(config, tmp_path)
+        wandb_writer(config, tmp_path)

@@ -22,7 +22,6 @@ import hashlib
 import io
 import itertools
 import json
-import os
 import pickle
 import sys
 import time
@@ -34,7 +33,6 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from rlve_jax.gym.env import Problem, Verdict
-from rlve_jax.generation.rollout import eval_settings
 from rlve_jax.evaluation.sandbox import Limits, Sandbox
 from rlve_jax.evaluation import scores
 
@@ -355,34 +353,32 @@ def prepare(config) -> tuple[list[CodeProblem], Sandbox, int]:
     return problems, sandbox, samples
 
 
-def generate_responses(policy, problems: Sequence[CodeProblem], settings, seed: int, rollout,
+def generate_responses(policy, problems: Sequence[CodeProblem], sampling, generator, seed: int,
                        batch_prompts: int = 64, prompt_ids: Sequence[int] | None = None) -> Iterator[list[list[str]]]:
-    """settings.samples responses per problem (the prompt without the boxed-answer instruction), through the
-    configured generator (rollout.engine) sized for the longest prompt; yielded a batch of problems at a time,
-    as generated. prompt_ids (default 0, 1, ...) key each problem's sampling, so a problem gets the same
-    responses whichever others are generated with it (a resumed run generates only the missing ones)."""
+    """sampling.samples responses per problem (the prompt without the boxed-answer instruction), through the
+    configured generator (GeneratorSettings) sized for the longest prompt and the held-out evaluation's
+    `sample_responses`; yielded a batch of problems at a time, as generated. prompt_ids (default 0, 1, ...) key
+    each problem's sampling, so a problem gets the same responses whichever others are generated with it (a
+    resumed run generates only the missing ones)."""
     import jax
 
     from rlve_jax.generation.generator import make_generator
+    from rlve_jax.generation.rollout import sample_responses
 
     if not problems:
         return
     prompt_ids = list(range(len(problems))) if prompt_ids is None else list(prompt_ids)
     fmt = dataclasses.replace(policy.prompt_format, instruction=None)
-    prompts = [policy.tokenizer.encode(fmt.render(prompt(p))) for p in problems]
-    generator = make_generator(rollout.engine, policy, max_prompt_tokens=max(map(len, prompts)),
-                               max_new_tokens=settings.max_new_tokens,
-                               cache_budget_tokens=settings.cache_budget_tokens, segment_steps=rollout.segment_steps)
+    prompts = [fmt.encode(prompt(p)) for p in problems]
+    engine = make_generator(generator.engine, policy, max_prompt_tokens=max(map(len, prompts)),
+                            max_new_tokens=sampling.max_new_tokens, cache_budget_tokens=sampling.cache_budget_tokens,
+                            segment_steps=generator.segment_steps)
     model = policy.sampler_model()
     for first in range(0, len(problems), batch_prompts):
         chunk = prompts[first:first + batch_prompts]
-        out = generator.generate(
-            model, chunk, n_per_prompt=settings.samples, max_new_tokens=settings.max_new_tokens,
-            temperature=settings.temperature, top_p=settings.top_p, top_k=settings.top_k,
-            stop_ids=policy.stop_ids, rng=jax.random.key(seed), prompt_ids=prompt_ids[first:first + len(chunk)])
-        decoded = [policy.tokenizer.decode(out.tokens[i, :out.lengths[i]].tolist(), skip_special_tokens=True)
-                   for i in range(len(out.lengths))]
-        yield [decoded[i:i + settings.samples] for i in range(0, len(decoded), settings.samples)]
+        texts = sample_responses(engine, model, policy.tokenizer, chunk, sampling, jax.random.key(seed),
+                                 prompt_ids[first:first + len(chunk)]).texts
+        yield [texts[i:i + sampling.samples] for i in range(0, len(texts), sampling.samples)]
 
 
 def _complete_lines(path: Path) -> list[dict]:
@@ -462,21 +458,35 @@ def run_key(config, samples: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def run_suite(config, policy, workdir: Path, problems: Sequence[CodeProblem], sandbox: Sandbox,
-              samples: int, write: bool = True) -> dict:
+@dataclass(frozen=True)
+class SuiteSettings:
+    """How evaluate.run runs the suite: sampling (SamplingSettings, its `samples` the suite's), the generator
+    (GeneratorSettings), the judging limits and the run's key (run_key: what a resumed run must share)."""
+
+    sampling: object
+    generator: object
+    seed: int
+    batch_prompts: int
+    timeout_s: float
+    workers: int
+    key: str
+
+
+def run_suite(policy, workdir: Path, problems: Sequence[CodeProblem], sandbox: Sandbox, suite: SuiteSettings,
+              write: bool = True) -> dict:
     """Sample, extract, judge in the sandbox; write <workdir>/livecodebench_{generated.jsonl,responses.jsonl,
     summary.json} as it goes (SuiteLog). A single-process run resumes an interrupted one; with several
     processes every one generates every problem (generation is collective), so they start afresh."""
     import jax
 
     start = time.perf_counter()
-    log = SuiteLog(workdir, run_key(config, samples), samples, resume=jax.process_count() == 1) if write else None
+    samples = suite.sampling.samples
+    log = SuiteLog(workdir, suite.key, samples, resume=jax.process_count() == 1) if write else None
     responses = dict(log.responses) if log else {}
     missing = [i for i, p in enumerate(problems) if p.question_id not in responses]
     pending = iter(missing)
-    settings = eval_settings(config.eval, config.rollout, samples)
-    for batch in generate_responses(policy, [problems[i] for i in missing], settings, config.seed, config.rollout,
-                                    config.eval.batch_prompts, prompt_ids=missing):
+    for batch in generate_responses(policy, [problems[i] for i in missing], suite.sampling, suite.generator,
+                                    suite.seed, suite.batch_prompts, prompt_ids=missing):
         batch_problems = [problems[i] for i in itertools.islice(pending, len(batch))]
         responses.update((p.question_id, texts) for p, texts in zip(batch_problems, batch))
         if log:
@@ -493,8 +503,8 @@ def run_suite(config, policy, workdir: Path, problems: Sequence[CodeProblem], sa
         if log:
             log.add_judgements(problems[i], texts[i], programs[i], row)
 
-    judge_all([problems[i] for i in unjudged], [programs[i] for i in unjudged], sandbox, config.eval.code_timeout_s,
-              config.eval.code_workers or os.cpu_count() or 1, on_judged=keep)
+    judge_all([problems[i] for i in unjudged], [programs[i] for i in unjudged], sandbox, suite.timeout_s,
+              suite.workers, on_judged=keep)
     summary = summarize(problems, judgements, sorted({1, PASS_K, samples}))
     summary.update(seconds=time.perf_counter() - start, judge_seconds=time.perf_counter() - generated,
                    problems_per_second=len(problems) / (time.perf_counter() - start), sandbox=sandbox.isolation,

@@ -13,27 +13,32 @@ for the math benchmarks; normalised exact match for BBEH.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import json
 import logging
+import os
 import random
 import re
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import jax
 import ml_collections
 from tqdm import tqdm
 
-from rlve_jax.runtime import distributed
+from rlve_jax.defaults import settings
+from rlve_jax.evaluation.scores import format_summary, summarize
+from rlve_jax.generation.generator import Generator, GeneratorSettings, SamplingSettings, longest_prompt, make_generator
 from rlve_jax.gym import registry
-from rlve_jax.runtime.checkpoint import Checkpointer
 from rlve_jax.gym.env import Environment, Problem, Verdict, extract_answer
 from rlve_jax.gym.pool import EnvPool
+from rlve_jax.models.model import ModelConfig
 from rlve_jax.models.policy import Policy, load_policy
-from rlve_jax.generation.generator import Generator, longest_prompt, make_generator
-from rlve_jax.generation.rollout import RolloutStats, SamplingSettings, eval_settings, sample_groups
-from rlve_jax.evaluation.scores import format_summary, summarize
+from rlve_jax.rl.rollout import RolloutStats, sample_groups
+from rlve_jax.runtime import distributed
+from rlve_jax.runtime.checkpoint import Checkpointer
 
 log = logging.getLogger(__name__)
 
@@ -154,33 +159,49 @@ def load_benchmark(name: str, directory: Path = BENCHMARK_DIR) -> list[Problem]:
                     {"ground_truth": str(row["ground_truth"])}) for i, row in enumerate(rows)]
 
 
+def eval_samples(suite: str, samples: int, benchmarks: str) -> int:
+    """Responses per problem of an eval suite's largest call (the eval section's samples, else the suite's: 1 for
+    the held-out set, the code suite's, the largest benchmark k): what the memory planner sizes."""
+    if samples:
+        return samples
+    if suite == "heldout":
+        return 1
+    if suite == "code":
+        from rlve_jax.evaluation.code_eval import SAMPLES
+
+        return SAMPLES
+    names = [n.strip() for n in benchmarks.split(",") if n.strip() in BENCHMARKS]
+    return max((BENCHMARKS[n][1] for n in names), default=1)
+
+
 # ---------------------------------------------------------------------------
 # Running a policy
 
 
 def eval_generator(policy: Policy, problems: Sequence[Problem], settings: SamplingSettings,
-                   rollout: ml_collections.ConfigDict) -> Generator:
-    """The configured generator (rollout.engine, its KV budget) sized for these problems' longest prompt."""
+                   generator: GeneratorSettings) -> Generator:
+    """The configured generator (its KV budget: settings') sized for these problems' longest prompt."""
     longest = longest_prompt(policy, [p.prompt for p in problems])
-    return make_generator(rollout.engine, policy, max_prompt_tokens=longest, max_new_tokens=settings.max_new_tokens,
-                          cache_budget_tokens=settings.cache_budget_tokens, segment_steps=rollout.segment_steps)
+    return make_generator(generator.engine, policy, max_prompt_tokens=longest, max_new_tokens=settings.max_new_tokens,
+                          cache_budget_tokens=settings.cache_budget_tokens, segment_steps=generator.segment_steps)
 
 
 def evaluate_problems(policy: Policy, pool: EnvPool, problems: Sequence[Problem], settings: SamplingSettings,
                       generator: Generator, seed: int, ks: Sequence[int] = (1,), batch_prompts: int = 64,
-                      progress: bool = True) -> tuple[dict, list[dict], float]:
-    """Sample and judge every problem; returns (summary, per-response records, seconds)."""
+                      progress: bool = True, params=None) -> tuple[dict, list[dict], float]:
+    """Sample (with `params`, default the policy's own) and judge every problem; returns (summary, per-response
+    records, seconds)."""
     start = time.perf_counter()
     stats = RolloutStats()
     records: list[dict] = []
     verdicts: list[list[Verdict]] = []
     markers = policy.prompt_format.markers
-    model = policy.sampler_model()
+    model = policy.sampler_model(params)
     with tqdm(total=len(problems), desc="eval", disable=not progress, dynamic_ncols=True) as bar:
         for first in range(0, len(problems), batch_prompts):
             chunk = problems[first:first + batch_prompts]
             key = jax.random.fold_in(jax.random.key(seed), first)
-            for group in sample_groups(policy, model, pool, chunk, settings, key, stats, generator):
+            for group in sample_groups(policy, model, pool, chunk, settings, key, stats, generator)[0]:
                 verdicts.append(group.verdicts)
                 records += [{"env": group.problem.env, "difficulty": group.problem.difficulty,
                              "seed": group.problem.seed, "benchmark": group.problem.params.get("benchmark"),
@@ -195,22 +216,22 @@ def evaluate_problems(policy: Policy, pool: EnvPool, problems: Sequence[Problem]
 
 
 class HeldoutEval:
-    """The in-training evaluation on a fixed held-out subset every `every` steps (the original logged its
-    reward): a Trainer hook, called after each step."""
+    """The in-training evaluation on a fixed held-out subset (the original logged its reward): a Trainer hook,
+    called every eval.every steps with the learner's current parameters."""
 
-    def __init__(self, policy: Policy, pool: EnvPool, config: ml_collections.ConfigDict):
-        self.policy, self.pool, self.every, self.seed = policy, pool, config.eval.every, config.seed
-        self.batch_prompts = config.eval.batch_prompts
-        self.problems = heldout_subset(load_problems(), config.eval.problems)
-        self.settings = eval_settings(config.eval, config.rollout, 1)
-        self.generator = eval_generator(policy, self.problems, self.settings, config.rollout)
+    def __init__(self, policy: Policy, pool: EnvPool, settings: SamplingSettings, generator: GeneratorSettings, *,
+                 problems: int, batch_prompts: int, seed: int):
+        self.policy, self.pool, self.settings, self.seed = policy, pool, settings, seed
+        self.batch_prompts = batch_prompts
+        self.problems = heldout_subset(load_problems(), problems)
+        self.generator = eval_generator(policy, self.problems, settings, generator)
 
-    def __call__(self, step: int) -> dict[str, float]:
-        if step % self.every:
-            return {}
+    def __call__(self, info) -> dict[str, float]:
+        """info: the trainer's StepInfo (its state's parameters are evaluated)."""
         start = time.perf_counter()
         summary, _, _ = evaluate_problems(self.policy, self.pool, self.problems, self.settings, self.generator,
-                                          self.seed, batch_prompts=self.batch_prompts, progress=False)
+                                          self.seed, batch_prompts=self.batch_prompts, progress=False,
+                                          params=info.state.params)
         return {"eval/reward": summary["reward"], "eval/accuracy": summary["overall"],
                 "time/eval": time.perf_counter() - start}
 
@@ -223,8 +244,10 @@ def heldout_subset(problems: Sequence[Problem], count: int, seed: int = 0) -> li
     return [problems[i] for i in keep]
 
 
-def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
-    """The standalone evaluation job (config.mode == "eval"): held-out set or benchmarks.
+def run(config: ml_collections.ConfigDict, workdir: str | Path,
+        check: Callable[[ml_collections.ConfigDict, ModelConfig], object] | None = None) -> dict:
+    """The standalone evaluation job (config.mode == "eval"): held-out set or benchmarks. `check(config, shape)`
+    runs on the model's shape before any weight is read (main passes the memory planner's).
 
     On several processes each one evaluates every problem (the same results); process 0 writes them.
     """
@@ -249,16 +272,16 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
     else:
         raise ValueError(f"eval.suite must be 'heldout', 'benchmarks' or 'code', got {config.eval.suite!r}")
     code_suite = code_eval.prepare(config) if code else None  # data and sandbox checked before the model loads
-    policy = eval_policy(config, workdir)
+    policy = eval_policy(config, workdir, check)
+    s = settings(config)
     results = {}
-    with EnvPool(workers=config.env.workers, timeout_s=config.env.timeout_s, memory_limit_mb=config.env.memory_limit_mb,
-                 extra_envs=list(JUDGES.values())) as pool:
+    with EnvPool(**dataclasses.asdict(s.pool), extra_envs=list(JUDGES.values())) as pool:
         for name, (problems, samples) in suites.items():
             ks = sorted({1, samples} | ({8} if samples >= 8 else set()))
-            settings = eval_settings(config.eval, config.rollout, samples)
-            generator = eval_generator(policy, problems, settings, config.rollout)
-            summary, records, seconds = evaluate_problems(policy, pool, problems, settings, generator, config.seed,
-                                                          ks, config.eval.batch_prompts, config.log.progress)
+            sampling = dataclasses.replace(s.eval_sampling, samples=samples)
+            generator = eval_generator(policy, problems, sampling, s.generator)
+            summary, records, seconds = evaluate_problems(policy, pool, problems, sampling, generator, s.seed, ks,
+                                                          config.eval.batch_prompts, s.log.progress)
             summary["seconds"] = seconds
             summary["problems_per_second"] = len(problems) / seconds
             results[name] = summary
@@ -272,37 +295,56 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path) -> dict:
             print(f"{len(problems)} problems in {seconds:.1f} s ({summary['problems_per_second']:.2f} problems/s)")
             print(f"wrote {summary_path.absolute()} and {responses_path.absolute()}")
     if code_suite is not None:
-        results[code_eval.NAME] = code_eval.run_suite(config, policy, workdir, *code_suite,
+        problems, sandbox, samples = code_suite
+        suite = code_eval.SuiteSettings(dataclasses.replace(s.eval_sampling, samples=samples), s.generator, s.seed,
+                                        config.eval.batch_prompts, config.eval.code_timeout_s,
+                                        config.eval.code_workers or os.cpu_count() or 1,
+                                        code_eval.run_key(config, samples))
+        results[code_eval.NAME] = code_eval.run_suite(policy, workdir, problems, sandbox, suite,
                                                       write=distributed.is_primary())
     return results
 
 
-def eval_policy(config: ml_collections.ConfigDict, workdir: Path) -> Policy:
+def eval_policy(config: ml_collections.ConfigDict, workdir: Path,
+                check: Callable[[ml_collections.ConfigDict, ModelConfig], object] | None = None) -> Policy:
     """The policy to evaluate: config.model as given, or with eval.checkpoint set, the latest checkpoint
-    of that training run, built with the run's own model and tokenizer settings (read from the checkpoint)."""
+    of that training run, built with the run's own model and tokenizer settings (read from the checkpoint).
+    `check(config, shape)` runs before any weight is read."""
     env_names = registry.resolve(config.env.collection)
     if not config.eval.checkpoint:
-        return load_policy(config, env_names, workdir)
+        return _load_policy(config, env_names, workdir, check)
     training_workdir = Path(config.eval.checkpoint)
     checkpointer = Checkpointer(training_workdir)
     try:
         step = checkpointer.latest_step()
         if step is None:
             raise FileNotFoundError(f"no checkpoint under {training_workdir}/checkpoints (eval.checkpoint)")
-        trained = checkpointer.restore_meta(step)["config"]
-        # The run's model and tokenizer over this version's defaults: keys added since the run was saved
-        # (e.g. model.decode_attention, model.lora) keep their defaults.
-        config = ml_collections.ConfigDict({**config.to_dict(),
-                                            "model": {**config.model.to_dict(), **trained["model"]},
-                                            "tokenizer": {**config.tokenizer.to_dict(), **trained["tokenizer"]}})
-        if config.tokenizer.path == "tiny":  # the tokenizer the run built for itself
-            config.tokenizer.path = str(training_workdir / "tokenizer")
-        policy = load_policy(config, env_names, workdir)
-        policy.params = checkpointer.restore_params(step, policy.params)
+        config = run_config(config, checkpointer.restore_meta(step)["config"], training_workdir)
+        policy = _load_policy(config, env_names, workdir, check)
+        policy = dataclasses.replace(policy, params=checkpointer.restore_params(step, policy.params))
     finally:
         checkpointer.close()
     log.info("evaluating step %d of %s", step, training_workdir)
     return policy
+
+
+def run_config(config: ml_collections.ConfigDict, trained: dict, training_workdir: Path) -> ml_collections.ConfigDict:
+    """`config` with a training run's model and tokenizer sections (`trained`: the config its checkpoint recorded)
+    over this version's defaults: keys added since the run was saved (e.g. model.decode_attention, model.lora) keep
+    their defaults; a tiny tokenizer is the one the run built for itself."""
+    config = ml_collections.ConfigDict({**config.to_dict(),
+                                        "model": {**config.model.to_dict(), **trained["model"]},
+                                        "tokenizer": {**config.tokenizer.to_dict(), **trained["tokenizer"]}})
+    if config.tokenizer.path == "tiny":
+        config.tokenizer.path = str(training_workdir / "tokenizer")
+    return config
+
+
+def _load_policy(config: ml_collections.ConfigDict, env_names: Sequence[str], workdir: Path,
+                 check: Callable[[ml_collections.ConfigDict, ModelConfig], object] | None) -> Policy:
+    s = settings(config)
+    return load_policy(s.model, s.tokenizer, s.mesh, seed=s.seed, env_names=env_names, workdir=workdir,
+                       check=None if check is None else functools.partial(check, config))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -20,7 +20,7 @@ for the planner (rlve_jax/plan.py): `sizing` arithmetic, `abstract_state`, and `
 `segment_call`, its jitted functions with abstract arguments to lower or export. On CPU, once nothing
 is left to insert and at most half the slots are live, the live rows move to a smaller slot set (a step
 there costs what its rows cost).
-Partial rollouts (rlve_jax/generation/rollout.py) stop a run early with `should_stop` and pass the unfinished
+Partial rollouts (rlve_jax/rl/rollout.py) stop a run early with `should_stop` and pass the unfinished
 rows to a later run: each Row carries its key, tokens, logprobs and the policy version of each token.
 """
 
@@ -66,29 +66,28 @@ def shardable_slots(slots: int, mesh: Mesh | None) -> int:
     return slots - slots % parallel if slots >= parallel else slots
 
 
-def budget_for_free_bytes(cfg: ModelConfig, slot_len: int, free_bytes: float) -> int:
-    """KV tokens (whole slots) that `free_bytes` (summed over the devices) hold, each slot with its decode
-    step's logits."""
-    per_slot = slot_len * kv_bytes_per_token(cfg) + LOGITS_COPIES * 4 * cfg.vocab_size
-    return int(max(0, free_bytes) // per_slot) * slot_len
-
-
 def free_bytes(limit: float, in_use: float, reserve_bytes: float) -> float:
     """One device's memory left to the KV cache: its limit less the margin, what is in use and the reserve."""
     return limit * (1 - MEMORY_MARGIN) - in_use - reserve_bytes
 
 
-def default_budget_tokens(cfg: ModelConfig, slot_len: int, devices: Sequence[jax.Device] | None = None,
-                          reserve_bytes: int = 0) -> int:
-    """KV tokens that fit in the devices' free memory now (so after parameters and optimizer state, which
-    are resident), less a margin, `reserve_bytes` per device (e.g. the sampler's parameter copy, made
-    later) and each slot's decode-step logits. Without memory_stats (CPU): CPU_BUDGET_BYTES of cache."""
-    devices = list(devices or jax.local_devices())
+def devices_free_bytes(devices: Sequence[jax.Device], reserve_bytes: float = 0) -> float | None:
+    """The devices' free_bytes summed, from their memory_stats now (so after parameters and optimizer state,
+    which are resident); None without memory_stats (CPU)."""
     stats = [d.memory_stats() for d in devices]
     if any(not s or "bytes_limit" not in s for s in stats):
+        return None
+    return sum(free_bytes(s["bytes_limit"], s["bytes_in_use"], reserve_bytes) for s in stats)
+
+
+def default_budget_tokens(cfg: ModelConfig, slot_len: int, free: float | None) -> int:
+    """The KV budget when none is set: the whole slots that `free` bytes (summed over the sampler's devices; the
+    planner passes what its plan leaves free) hold, each with its decode step's logits. None (no memory known:
+    CPU): CPU_BUDGET_BYTES of cache."""
+    if free is None:
         return CPU_BUDGET_BYTES // kv_bytes_per_token(cfg)
-    free = sum(free_bytes(s["bytes_limit"], s["bytes_in_use"], reserve_bytes) for s in stats)
-    return budget_for_free_bytes(cfg, slot_len, free)
+    per_slot = slot_len * kv_bytes_per_token(cfg) + LOGITS_COPIES * 4 * cfg.vocab_size
+    return int(max(0, free) // per_slot) * slot_len
 
 
 def budget_error(budget_tokens: int, slot_len: int, budget_key: str = "rollout.cache_budget_tokens") -> str:
@@ -132,8 +131,10 @@ def sizing(cfg: ModelConfig, *, max_prompt_tokens: int, max_new_tokens: int, bud
            mesh: Mesh | None = None, reserve_bytes: int = 0) -> Sizing:
     """The engine's sizes for a budget (None: what the mesh's devices have free now, less reserve_bytes)."""
     slot_len = slot_length(max_prompt_tokens, max_new_tokens)
-    budget = budget_tokens or default_budget_tokens(cfg, slot_len, None if mesh is None else list(mesh.devices.flat),
-                                                    reserve_bytes)
+    budget = budget_tokens
+    if not budget:
+        devices = jax.local_devices() if mesh is None else list(mesh.devices.flat)
+        budget = default_budget_tokens(cfg, slot_len, devices_free_bytes(devices, reserve_bytes))
     slots = shardable_slots(slots_for_budget(budget, slot_len), mesh)
     return Sizing(slot_len, budget, slots, budget - slots * slot_len)
 

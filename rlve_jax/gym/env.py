@@ -125,11 +125,12 @@ def top_levels() -> dict[str, int]:
 
 ANSWER_TAGS: tuple[str, str] = ("<answer>", "</answer>")
 BOXED: tuple[str, str] = ("\\boxed{", "}")
+DEFAULT_MARKERS = BOXED  # the default prompt's ("chat"): every function that takes markers defaults to these
 _ASSISTANT_CUES = ("Assistant:", "<|im_start|>assistant")
 _BRACE = re.compile(r"[{}]")
 
 
-def extract_answer(output: str, markers: Sequence[str] = ANSWER_TAGS) -> str | None:
+def extract_answer(output: str, markers: Sequence[str] = DEFAULT_MARKERS) -> str | None:
     """Text inside the last marker pair (stripped), or None if there is none.
 
     Like the original, text before the first assistant cue is ignored. `\\boxed{...}`
@@ -248,9 +249,9 @@ class Environment:
             data = self.sample(dict(params), rng)
             return Problem(self.name, difficulty, seed, self.prompt(data), params, data, self.pass_threshold(data))
 
-    def verify(self, problem: Problem, output: str, markers: Sequence[str] = BOXED) -> Verdict:
-        """Score a model output; never raises. Missing markers or parse failures give -1. The default markers are
-        the default prompt's (\\boxed{}, the "chat" format); TinyZero-style prompts pass ANSWER_TAGS."""
+    def verify(self, problem: Problem, output: str, markers: Sequence[str] = DEFAULT_MARKERS) -> Verdict:
+        """Score a model output; never raises. Missing markers or parse failures give -1. TinyZero-style prompts
+        pass ANSWER_TAGS."""
         with long_int_text() if self.long_answers else contextlib.nullcontext():
             return self._verify(problem, output, markers)
 

@@ -32,7 +32,7 @@ import pebble
 from loky.backend import context as loky_context
 
 from rlve_jax.gym import registry
-from rlve_jax.gym.env import ANSWER_TAGS, Environment, Problem, Verdict
+from rlve_jax.gym.env import DEFAULT_MARKERS, Environment, Problem, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -185,6 +185,15 @@ def _alarm(seconds: float) -> Iterator[None]:
 # The pool
 
 
+@dataclasses.dataclass(frozen=True)
+class PoolSettings:
+    """The env section's pool keys: EnvPool(**dataclasses.asdict(settings))."""
+
+    workers: int  # worker processes; 0: in-process (debugging: no memory limit)
+    timeout_s: float  # per-item wall-clock limit
+    memory_limit_mb: int  # per-worker address-space limit; 0: none
+
+
 class EnvPool:
     """Generate and verify batches in worker processes with per-item timeouts."""
 
@@ -248,7 +257,7 @@ class EnvPool:
         return problems
 
     def verify(self, problems: Sequence[Problem], outputs: Sequence[str],
-               markers: tuple[str, str] = ANSWER_TAGS) -> list[Verdict]:
+               markers: tuple[str, str] = DEFAULT_MARKERS) -> list[Verdict]:
         """Verdicts for each (problem, output) pair, in order; failures become format errors."""
         if len(problems) != len(outputs):
             raise ValueError(f"{len(problems)} problems but {len(outputs)} outputs")

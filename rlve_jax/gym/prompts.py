@@ -56,5 +56,11 @@ class PromptFormat:
                                                   add_generation_prompt=True, enable_thinking=self.enable_thinking)
 
     def encode(self, problem_prompt: str) -> list[int]:
-        """Token ids of the rendered prompt (needs a tokenizer)."""
+        """Token ids of the rendered prompt (needs a tokenizer): the one place a prompt becomes tokens."""
         return self.tokenizer.encode(self.render(problem_prompt))
+
+    def completion(self, answer: str) -> str:
+        """The response text that states `answer` in the format's markers (the warm start's targets)."""
+        start, end = self.markers
+        closing = "</think>\n" if self.name == "tinyzero" else ""  # the tinyzero prompt opens <think>
+        return f"{closing}{start}{answer}{end}"

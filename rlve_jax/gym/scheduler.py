@@ -32,6 +32,39 @@ def first_problem_seed(run_seed: int) -> int:
     return run_seed * SEED_STRIDE
 
 
+KINDS = ("adaptive", "static")
+
+
+@dataclasses.dataclass(frozen=True)
+class SchedulerSettings:
+    """The scheduler's settings, with the paper's values (rlve_reference.md section b) as defaults: the one place
+    they are written (rlve_jax/defaults.py's scheduler section starts from them)."""
+
+    kind: str = "adaptive"  # KINDS: the RLVE controller, or the static baseline
+    initial_difficulty: int = 0
+    window: int = 4  # levels drawn from [max(0, h - window + 1), h]
+    promote_threshold: float = 0.9  # accuracy at h needed to move h up
+    min_samples: int = 128  # rollouts at h before a check: scheduler.min_prompts x rollout.samples_per_prompt (8 x 16)
+    static_lo: int = 0  # the static baseline's level range
+    static_hi: int = 4
+    seed: int = 0  # the run's seed: the draws' RNG and the problem seeds' block
+
+    def build(self, env_names: Sequence[str], max_levels: Mapping[str, int | None] | None = None
+              ) -> "AdaptiveScheduler":
+        """The scheduler of this kind over the environments; `max_levels` are their top levels (never passed)."""
+        if self.kind not in KINDS:
+            raise ValueError(f"scheduler kind must be one of {KINDS}, got {self.kind!r}")
+        if self.kind == "static":
+            return StaticScheduler(env_names, lo=self.static_lo, hi=self.static_hi, seed=self.seed,
+                                   max_levels=max_levels)
+        return AdaptiveScheduler(env_names, initial_difficulty=self.initial_difficulty, window=self.window,
+                                 promote_threshold=self.promote_threshold, min_samples=self.min_samples,
+                                 seed=self.seed, max_levels=max_levels)
+
+
+PAPER = SchedulerSettings()
+
+
 class Draw(NamedTuple):
     """One problem to generate."""
 
@@ -67,8 +100,9 @@ def _rng_state_from_json(state: list) -> tuple:
 class AdaptiveScheduler:
     """Per-environment sliding difficulty windows that climb as the policy masters level h."""
 
-    def __init__(self, env_names: Sequence[str], initial_difficulty: int = 0, window: int = 4,
-                 promote_threshold: float = 0.9, min_samples: int = 128, seed: int = 0,
+    def __init__(self, env_names: Sequence[str], initial_difficulty: int = PAPER.initial_difficulty,
+                 window: int = PAPER.window, promote_threshold: float = PAPER.promote_threshold,
+                 min_samples: int = PAPER.min_samples, seed: int = PAPER.seed,
                  max_levels: Mapping[str, int | None] | None = None):
         if not env_names:
             raise ValueError("AdaptiveScheduler needs at least one environment")
@@ -157,8 +191,8 @@ class AdaptiveScheduler:
 class StaticScheduler(AdaptiveScheduler):
     """The paper's static baseline: every environment draws levels uniformly from [lo, hi]."""
 
-    def __init__(self, env_names: Sequence[str], lo: int = 0, hi: int = 0, seed: int = 0,
-                 max_levels: Mapping[str, int | None] | None = None):
+    def __init__(self, env_names: Sequence[str], lo: int = PAPER.static_lo, hi: int = PAPER.static_hi,
+                 seed: int = PAPER.seed, max_levels: Mapping[str, int | None] | None = None):
         """An environment whose top level is below `hi` draws from the `hi - lo + 1` levels below its top."""
         if not 0 <= lo <= hi:
             raise ValueError(f"StaticScheduler needs 0 <= lo <= hi, got {lo=}, {hi=}")
@@ -175,19 +209,7 @@ class StaticScheduler(AdaptiveScheduler):
         super().load_state_dict({**state, "kind": "adaptive"})
 
 
-KINDS = ("adaptive", "static")
-
-
-def make_scheduler(kind: str, env_names: Sequence[str], *, initial_difficulty: int = 0, window: int = 4,
-                   promote_threshold: float = 0.9, min_samples: int = 128, static_lo: int = 0, static_hi: int = 4,
-                   seed: int = 0, max_levels: Mapping[str, int | None] | None = None) -> AdaptiveScheduler:
-    """The scheduler of a kind, as the trainer and the gym service both build it (the config's scheduler keys;
-    min_samples is scheduler.min_prompts x rollout.samples_per_prompt); `max_levels` are the top levels."""
-    if kind not in KINDS:
-        raise ValueError(f"scheduler kind must be one of {KINDS}, got {kind!r}")
-    if kind == "static":
-        return StaticScheduler(env_names, lo=static_lo, hi=static_hi, seed=seed, max_levels=max_levels)
-    return AdaptiveScheduler(env_names, initial_difficulty=initial_difficulty, window=window,
-                             promote_threshold=promote_threshold, min_samples=min_samples, seed=seed,
-                             max_levels=max_levels)
-
+def make_scheduler(kind: str, env_names: Sequence[str], *, max_levels: Mapping[str, int | None] | None = None,
+                   **settings) -> AdaptiveScheduler:
+    """SchedulerSettings(kind, **settings).build(env_names, max_levels)."""
+    return SchedulerSettings(kind, **settings).build(env_names, max_levels)

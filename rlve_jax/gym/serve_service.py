@@ -1,7 +1,8 @@
 """The adaptive gym behind the HTTP service: scheduler-driven problems, pooled verification, durable state.
 
-The rule is the trainer's (rlve_jax/builder.py `make_scheduler`, rlve_jax/rl/collector.py): problems come
-from `scheduler.sample()` (environment uniform, level uniform in its window, seeds 0, 1, 2, ...) and are
+The rule is the trainer's (rlve_jax/gym/scheduler.py `SchedulerSettings.build`, rlve_jax/rl/collector.py): problems
+come from `scheduler.sample()` (environment uniform, level uniform in its window, the seed's block of problem seeds
+0, 1, 2, ...: gym/scheduler.first_problem_seed) and are
 generated in the EnvPool; each verdict counts as `Rollout(env, difficulty, accuracy)`, and one verify request
 is one `scheduler.update(...)` call, as one training step is (send a step's verdicts in one request and
 the levels move exactly as in training).
@@ -22,7 +23,7 @@ import json
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable, Mapping, NoReturn, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -31,7 +32,7 @@ from rlve_jax.gym import registry
 from rlve_jax.gym.env import Problem, Verdict
 from rlve_jax.gym.integrations import PROMPT_FORMATS, markers_for, wrap_prompt
 from rlve_jax.gym.pool import EnvPool
-from rlve_jax.gym.scheduler import AdaptiveScheduler, Rollout, make_scheduler
+from rlve_jax.gym.scheduler import Rollout, SchedulerSettings
 from rlve_jax.gym.serve_state import LoggedVerdict, StateStore
 
 PROBLEM_CACHE_SIZE = 65_536  # problems kept in memory (the rest are read back from the database)
@@ -44,25 +45,6 @@ class UnknownProblem(KeyError):
 
 class RequestConflict(ValueError):
     """A request id already used by a request of another kind, or with another body."""
-
-
-@dataclasses.dataclass(frozen=True)
-class SchedulerSettings:
-    """The training config's scheduler keys (rlve_jax/defaults.py scheduler.*), with min_samples spelled out:
-    the trainer uses scheduler.min_prompts * rollout.samples_per_prompt (8 * 16 = 128 by default)."""
-
-    kind: str = "adaptive"
-    initial_difficulty: int = 0
-    window: int = 4
-    promote_threshold: float = 0.9
-    min_samples: int = 128
-    static_lo: int = 0
-    static_hi: int = 4
-    seed: int = 0  # the training config's `seed`
-
-    def build(self, env_names: Sequence[str], max_levels: Mapping[str, int | None]) -> AdaptiveScheduler:
-        """The scheduler the trainer builds from the same settings (rlve_jax.gym.scheduler.make_scheduler)."""
-        return make_scheduler(**dataclasses.asdict(self), env_names=env_names, max_levels=max_levels)
 
 
 def body_hash(kind: str, body: Any) -> str:

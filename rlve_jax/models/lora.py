@@ -20,7 +20,6 @@ from typing import Iterator
 
 import jax
 import jax.numpy as jnp
-import ml_collections
 import numpy as np
 import qwix
 from flax import nnx
@@ -28,7 +27,6 @@ from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 from qwix._src.utils import flax_util
 
-from rlve_jax.defaults import LORA_TARGETS
 from rlve_jax.models.model import ModelConfig, Transformer
 from rlve_jax.runtime import sharding
 
@@ -42,7 +40,6 @@ PROJECTIONS: dict[str, tuple[str, str, int]] = {
     "up_proj": ("mlp", "mlp", 1),  # [D, F]
     "down_proj": ("mlp", "mlp", 1),  # [F, D]
 }
-assert tuple(PROJECTIONS) == LORA_TARGETS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,15 +51,14 @@ class LoraConfig:
     targets: tuple[str, ...]
 
     @classmethod
-    def of(cls, lora: ml_collections.ConfigDict | dict) -> "LoraConfig | None":
-        """The config section's LoRA, or None when rank is 0 (every weight trains)."""
-        lora = ml_collections.ConfigDict(lora)
-        if not lora.rank:
+    def of(cls, rank: int, alpha: float, targets: str) -> "LoraConfig | None":
+        """The model.lora section's LoRA (targets comma-separated), or None when rank is 0 (every weight trains)."""
+        if not rank:
             return None
-        names = {t.strip() for t in lora.targets.split(",")}
+        names = {t.strip() for t in targets.split(",")}
         if not names <= set(PROJECTIONS):
-            raise ValueError(f"model.lora.targets={lora.targets!r}: choose from {', '.join(PROJECTIONS)}")
-        return cls(int(lora.rank), float(lora.alpha), tuple(p for p in PROJECTIONS if p in names))
+            raise ValueError(f"model.lora.targets={targets!r}: choose from {', '.join(PROJECTIONS)}")
+        return cls(int(rank), float(alpha), tuple(p for p in PROJECTIONS if p in names))
 
     @property
     def scale(self) -> float:
@@ -145,10 +141,14 @@ def state_shardings(state: nnx.State, mesh, scan_layers: bool) -> nnx.State:
 # Merged weights (the sampler, the HF export) and PEFT's adapter format
 
 
-def lora_model(config: ModelConfig, lora: LoraConfig | None, seed: int) -> Transformer:
-    """A model initialised from the seed, with adapters when lora is given (the planner's abstract model)."""
-    model = Transformer(config, rngs=nnx.Rngs(seed))
-    return add_adapters(model, lora, seed) if lora else model
+def abstract_model(config: ModelConfig, lora: LoraConfig | None = None):
+    """(graphdef, abstract parameters, abstract rest) of the model, with its adapters when lora is given, nothing
+    allocated (the memory planner's)."""
+    def init() -> Transformer:
+        model = Transformer(config, rngs=nnx.Rngs(0))
+        return add_adapters(model, lora, 0) if lora else model
+
+    return nnx.split(nnx.eval_shape(init), nnx.Param, ...)
 
 
 @functools.partial(jax.jit, static_argnames=("scale", "scan_layers"))

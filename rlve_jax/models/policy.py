@@ -1,26 +1,49 @@
 """The policy: model parameters split for training and sampling, its tokenizer, prompt format and
-meshes; built from a config (a local HF checkpoint or a preset initialised from the seed).
+meshes; assembled from the model, tokenizer and mesh sections (a local HF checkpoint or a preset initialised
+from the seed) in one place, `load_policy`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import jax
-import ml_collections
 from flax import nnx
 from jax.experimental import multihost_utils
 from jax.sharding import Mesh
 
-from rlve_jax.defaults import ConfigError
 from rlve_jax.models import convert, decode_attention, lora as lora_lib, tiny_tokenizer
 from rlve_jax.runtime import distributed, sharding
 from rlve_jax.models import model as model_lib
-from rlve_jax.gym.env import Problem
 from rlve_jax.gym.prompts import PromptFormat
 from rlve_jax.gym.tokenizer import Tokenizer
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSettings:
+    """The model section."""
+
+    path: str  # a local HF checkpoint directory (config.json + *.safetensors); "": the preset, from the seed
+    preset: str
+    dtype: str  # parameters and compute
+    remat: bool
+    scan_layers: bool
+    attention_impl: str  # "auto": the backend's at trace time
+    decode_attention: str  # "auto": the backend's default
+    lora: lora_lib.LoraConfig | None  # model.lora; None: rank 0, every weight trains
+
+
+@dataclasses.dataclass(frozen=True)
+class TokenizerSettings:
+    """The tokenizer section."""
+
+    path: str  # "": the model directory; "tiny": built for the run from the environments' prompts
+    tiny_vocab_size: int
+    tiny_word_split: bool
+    prompt_format: str  # "chat" | "tinyzero"
+    boxed_instruction: bool  # chat: the boxed-answer sentence after the problem (False: the original's prompt)
 
 
 @dataclasses.dataclass
@@ -30,6 +53,8 @@ class Policy:
     `mesh` spans every process's devices (training, parameters sharded fsdp); `sampler_mesh` is this
     process's devices only: each process samples its own prompts with a full copy of the parameters (with
     mesh.rollout_devices > 0: the training mesh and the rollout sub-mesh are disjoint).
+    `params` are the weights it was built with (loaded or initialised): evaluation samples with them; a training
+    run starts from them, and from then on its Learner's state holds the parameters (its updates consume these).
     With LoRA (`lora`), params holds the frozen base weights and the adapters (nnx.LoRAParam) that train.
     """
 
@@ -43,11 +68,11 @@ class Policy:
     model_config: model_lib.ModelConfig  # the shape and numerics, without merging the model to read them
     lora: lora_lib.LoraConfig | None = None  # model.lora (None: rank 0, every weight trains)
 
-    def sampler_model(self) -> nnx.Module:
-        """The model with this process's copy of the current parameters placed for the sampler. With LoRA, the
-        adapters merged into the weights first (on the training mesh, sharded): the engine runs the plain model
-        at full-fine-tuning speed, one merge per collection instead of two extra matmuls per projection."""
-        params, graphdef = self.params, self.graphdef
+    def sampler_model(self, params: Any = None) -> nnx.Module:
+        """The model with this process's copy of `params` (default: the policy's own) placed for the sampler. With
+        LoRA, the adapters merged into the weights first (on the training mesh, sharded): the engine runs the plain
+        model at full-fine-tuning speed, one merge per collection instead of two extra matmuls per projection."""
+        params, graphdef = self.params if params is None else params, self.graphdef
         if self.lora is not None:
             params = lora_lib.merge_params(params, self.lora.scale, self.model_config.scan_layers)
             graphdef = lora_lib.plain_graphdef(self.model_config)
@@ -58,29 +83,26 @@ class Policy:
     def stop_ids(self) -> list[int]:
         return list(self.tokenizer.eos_ids)
 
-    def encode_prompt(self, problem: Problem) -> list[int]:
-        return self.tokenizer.encode(self.prompt_format.render(problem.prompt))
 
-
-def load_tokenizer(tokenizer: ml_collections.ConfigDict, *, model_path: str, env_names: Sequence[str],
+def load_tokenizer(settings: TokenizerSettings, *, model_path: str, env_names: Sequence[str],
                    workdir: Path) -> tuple[Tokenizer, PromptFormat]:
-    """The tokenizer (the tokenizer section's path, the model directory, or the tiny run's own built from the
+    """The tokenizer (the section's path, the model directory, or the tiny run's own built from the
     environments' prompts) and the prompt format."""
-    path = tokenizer.path or model_path
+    path = settings.path or model_path
     if path == "tiny":  # process 0 trains it into the (shared) workdir, the others wait and read it
         path = Path(workdir) / "tokenizer"
         if distributed.is_primary():
-            tiny_tokenizer.build(env_names, path, tokenizer.tiny_vocab_size, tokenizer.tiny_word_split)
+            tiny_tokenizer.build(env_names, path, settings.tiny_vocab_size, settings.tiny_word_split)
         multihost_utils.sync_global_devices("tiny tokenizer")
     if not path or not (Path(path) / "tokenizer.json").is_file():
         raise FileNotFoundError(f"no tokenizer.json in {str(path)!r}: pass --config.tokenizer.path=DIR (or a "
                                 "--config.model.path that holds one, or 'tiny' for the tiny run's tokenizer)")
     loaded = Tokenizer.from_dir(path)
-    instruction = "default" if tokenizer.boxed_instruction else None  # None: the original's exact prompt
-    return loaded, PromptFormat.make(tokenizer.prompt_format, loaded, instruction)
+    instruction = "default" if settings.boxed_instruction else None  # None: the original's exact prompt
+    return loaded, PromptFormat.make(settings.prompt_format, loaded, instruction)
 
 
-def check_model_config(model: ml_collections.ConfigDict) -> None:
+def check_model_settings(model: ModelSettings) -> None:
     """Fail at once, saying what to pass, when no usable model is configured."""
     if not model.path and not model.preset:
         raise ValueError("no model: pass --config.model.path=DIR (a local HF checkpoint directory with "
@@ -91,55 +113,51 @@ def check_model_config(model: ml_collections.ConfigDict) -> None:
                                 "the *.safetensors files")
 
 
-def model_overrides(model: ml_collections.ConfigDict) -> dict[str, Any]:
-    """The ModelConfig fields the model section sets (numerics, layer loop, attention)."""
-    return {"remat": model.remat, "scan_layers": model.scan_layers, "param_dtype": model.dtype,
-            "compute_dtype": model.dtype,
-            "attention_impl": model.attention_impl,  # "auto": the backend's at trace time (plan: the one compiled for)
-            "decode_attention": None if model.decode_attention == "auto" else model.decode_attention}
-
-
-def model_config_of(model: ml_collections.ConfigDict, tokenizer: Tokenizer) -> model_lib.ModelConfig:
-    """The model's shape and numerics, without its weights: the checkpoint's config.json, or a preset sized to
-    the tokenizer. The memory plan needs only this, so it runs before any weight is read."""
+def model_config_of(model: ModelSettings, vocab_size: int | None) -> model_lib.ModelConfig:
+    """The model's shape and numerics, without its weights: the checkpoint's config.json, or the preset sized to
+    the tokenizer's vocabulary (None: the preset's own, for a plan of a config that names no tokenizer). The
+    builder, the planner and evaluation all take the shape from here, and the memory plan needs only it."""
+    overrides = {"remat": model.remat, "scan_layers": model.scan_layers, "param_dtype": model.dtype,
+                 "compute_dtype": model.dtype,
+                 "attention_impl": model.attention_impl,  # "auto": the backend's at trace time (plan: the compiled for)
+                 "decode_attention": None if model.decode_attention == "auto" else model.decode_attention}
     if model.path:
-        return check_decode_attention(model_lib.ModelConfig.from_hf(model.path, **model_overrides(model)))
-    return check_decode_attention(model_lib.ModelConfig.preset(model.preset, vocab_size=tokenizer.vocab_size,
-                                                               **model_overrides(model)))
-
-
-def check_decode_attention(cfg: model_lib.ModelConfig) -> model_lib.ModelConfig:
-    """cfg, unless model.decode_attention names the TPU kernel and the model's head_dim does not fit it: that fails
-    here, at start-up, not at the first decode step's trace."""
+        cfg = model_lib.ModelConfig.from_hf(model.path, **overrides)
+    else:
+        cfg = model_lib.ModelConfig.preset(model.preset, **overrides,
+                                           **({} if vocab_size is None else {"vocab_size": vocab_size}))
     if cfg.decode_attention == "pallas_tpu" and not decode_attention.tpu_kernel_fits(cfg.head_dim):
-        raise ConfigError(f"bad config: model.decode_attention='pallas_tpu' needs head_dim a multiple of "
-                          f"{decode_attention.TPU_LANES}, and this model's is {cfg.head_dim} "
-                          "(use 'auto' or 'blockwise')")
+        # fails here, at start-up, not at the first decode step's trace
+        raise ValueError(f"bad config: model.decode_attention='pallas_tpu' needs head_dim a multiple of "
+                         f"{decode_attention.TPU_LANES}, and this model's is {cfg.head_dim} "
+                         "(use 'auto' or 'blockwise')")
     return cfg
 
 
-def build_policy(model_config: model_lib.ModelConfig, tokenizer: Tokenizer, prompt_format: PromptFormat, *,
-                 mesh: ml_collections.ConfigDict, model_path: str, seed: int,
-                 lora: ml_collections.ConfigDict | None = None) -> Policy:
-    """Meshes and weights: the HF checkpoint at model_path loaded onto the mesh, or the model initialised from
-    the seed; LoRA adapters on it when the model.lora section (`lora`) has a rank."""
-    train_mesh, sampler_mesh = sharding.make_meshes(mesh.data, mesh.fsdp, mesh.tensor,
-                                                    mesh.sampler_tensor or mesh.tensor, mesh.rollout_devices)
-    if model_path:
-        model = convert.load_hf(model_path, model_config, mesh=train_mesh)
+def policy_shape(model: ModelSettings, tokenizer: TokenizerSettings, *, env_names: Sequence[str],
+                 workdir: Path) -> tuple[Tokenizer, PromptFormat, model_lib.ModelConfig]:
+    """The tokenizer, the prompt format and the model's shape: everything of the policy but its weights."""
+    check_model_settings(model)
+    loaded, prompt_format = load_tokenizer(tokenizer, model_path=model.path, env_names=env_names, workdir=workdir)
+    return loaded, prompt_format, model_config_of(model, loaded.vocab_size)
+
+
+def load_policy(model: ModelSettings, tokenizer: TokenizerSettings, mesh: sharding.MeshSettings, *, seed: int,
+                env_names: Sequence[str], workdir: Path,
+                check: Callable[[model_lib.ModelConfig], object] | None = None) -> Policy:
+    """The one policy assembly (the builder, evaluation, export's tests): the shape, `check(shape)` before any
+    weight is read (the memory plan: a config that cannot fit fails in seconds), the meshes, then the weights:
+    the HF checkpoint at model.path loaded onto the mesh, or the preset initialised from the seed; LoRA adapters on
+    it when model.lora has a rank."""
+    loaded, prompt_format, model_config = policy_shape(model, tokenizer, env_names=env_names, workdir=workdir)
+    if check is not None:
+        check(model_config)
+    train_mesh, sampler_mesh = sharding.meshes(mesh)
+    if model.path:
+        weights = convert.load_hf(model.path, model_config, mesh=train_mesh)
     else:
-        model = sharding.shard_model(model_lib.Transformer(model_config, rngs=nnx.Rngs(seed)), train_mesh)
-    adapters = lora_lib.LoraConfig.of(lora) if lora is not None else None
-    if adapters is not None:
-        model = lora_lib.add_adapters(model, adapters, seed)
-    graphdef, params, rest = nnx.split(model, nnx.Param, ...)
-    return Policy(graphdef, params, rest, tokenizer, prompt_format, train_mesh, sampler_mesh, model_config, adapters)
-
-
-def load_policy(config: ml_collections.ConfigDict, env_names: Sequence[str], workdir: Path) -> Policy:
-    """Tokenizer, model config and weights in one call (evaluation, export, tests)."""
-    check_model_config(config.model)
-    tokenizer, prompt_format = load_tokenizer(config.tokenizer, model_path=config.model.path, env_names=env_names,
-                                              workdir=workdir)
-    return build_policy(model_config_of(config.model, tokenizer), tokenizer, prompt_format, mesh=config.mesh,
-                        model_path=config.model.path, seed=config.seed, lora=config.model.get("lora"))
+        weights = sharding.shard_model(model_lib.Transformer(model_config, rngs=nnx.Rngs(seed)), train_mesh)
+    if model.lora is not None:
+        weights = lora_lib.add_adapters(weights, model.lora, seed)
+    graphdef, params, rest = nnx.split(weights, nnx.Param, ...)
+    return Policy(graphdef, params, rest, loaded, prompt_format, train_mesh, sampler_mesh, model_config, model.lora)

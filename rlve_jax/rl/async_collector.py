@@ -1,15 +1,16 @@
 """One-step-off-policy rollouts: the next step's batch is collected on the rollout sub-mesh while the learner
 updates on this step's batch on the training sub-mesh (mesh.rollout_devices > 0, train.max_staleness).
 
-The Trainer drives it; per step k (the trainer's step count = the policy version, updates applied so far):
+The Trainer drives it through the BatchSource interface (rl/collector.py); per step k (the trainer's step count =
+the policy version, updates applied so far):
 
     batch k = take(k)                  the batch collected in the background (or now, with the current weights)
     scheduler.update(batch k)          the collector is idle: the scheduler sees batch k before batch k+1 draws
-    start(k + 1, version k)            max_staleness 1: a copy of the current weights goes to the rollout mesh and
+    ahead(k + 1, version k)            max_staleness 1: a copy of the current weights goes to the rollout mesh and
                                        batch k+1 is collected in a background thread while ...
     learner.update(batch k)            ... the update runs (JAX dispatch is thread-safe; verification runs in
                                        the pool's processes)
-    start(k + 1, version k + 1)        max_staleness 0: only now, with the new weights (no overlap)
+    ahead(k + 1, version k + 1)        max_staleness 0: only now, with the new weights (no overlap)
 
 Batch j is therefore always drawn with the weights after j - max_staleness updates (but never older than the
 weights the process started or resumed with), so a run is a deterministic function of its config: staleness 0
@@ -33,14 +34,15 @@ from typing import Any
 import numpy as np
 from flax import nnx
 
-from rlve_jax.generation.rollout import Group, RolloutStats
 from rlve_jax.gym.env import Problem, Verdict
 from rlve_jax.models.policy import Policy
 from rlve_jax.rl.collector import Collection, Collector, GroupRecords
+from rlve_jax.rl.rollout import Group, RolloutStats
 
 
 class AsyncCollector:
-    """Collects batch k+1 in a background thread with a copy of the weights on the rollout sub-mesh."""
+    """The BatchSource that collects batch k+1 in a background thread with a copy of the weights on the rollout
+    sub-mesh while the learner updates on batch k."""
 
     def __init__(self, collector: Collector, policy: Policy, max_staleness: int):
         if set(policy.sampler_mesh.devices.flat) & set(policy.mesh.devices.flat):
@@ -49,52 +51,52 @@ class AsyncCollector:
         self.collector, self.policy, self.max_staleness = collector, policy, max_staleness
         self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="rollouts")
         self.in_flight: tuple[int, concurrent.futures.Future] | None = None  # (step, its Collection to come)
-        self.seconds = {"weight_transfer": 0.0, "wait_rollouts": 0.0}  # this step's, main thread
+        self.waited = {"weight_transfer": 0.0, "wait_rollouts": 0.0}  # this step's, main thread
 
-    def rollout_model(self) -> nnx.Module:
-        """The policy's current weights, copied onto the rollout mesh (the previous copy is no longer in use)."""
+    def rollout_model(self, params) -> nnx.Module:
+        """`params` copied onto the rollout mesh (the previous copy is no longer in use)."""
         start = time.perf_counter()
-        model = self.policy.sampler_model()
-        self.seconds["weight_transfer"] += time.perf_counter() - start
+        model = self.policy.sampler_model(params)
+        self.waited["weight_transfer"] += time.perf_counter() - start
         return model
 
-    def start(self, step: int, version: int) -> None:
-        """The policy's weights are those after `version` updates: start collecting batch `step` with them if
-        they lag it by exactly max_staleness (and no collection runs)."""
+    def ahead(self, step: int, params, version: int) -> None:
+        """`params` are those after `version` updates: start collecting batch `step` with them if they lag it by
+        exactly max_staleness (and no collection runs)."""
         if self.in_flight is None and step - version == self.max_staleness:
-            model = self.rollout_model()
+            model = self.rollout_model(params)
             self.in_flight = (step, self.executor.submit(self.collector.collect, step, model, version))
 
-    def take(self, step: int) -> Collection:
-        """Batch `step`: the one collected in the background, else collected now with the current weights."""
+    def take(self, step: int, params) -> Collection:
+        """Batch `step`: the one collected in the background, else collected now with `params`."""
         start = time.perf_counter()
         if self.in_flight is None:
-            collection = self.collector.collect(step, self.rollout_model(), step)
+            collection = self.collector.collect(step, self.rollout_model(params), step)
         else:
             expected, future = self.in_flight
             if expected != step:
                 raise RuntimeError(f"the batch in flight is step {expected}'s, not step {step}'s")
             self.in_flight = None
             collection = future.result()
-        self.seconds["wait_rollouts"] += time.perf_counter() - start
+        self.waited["wait_rollouts"] += time.perf_counter() - start
         return collection
 
-    def wait(self) -> None:
+    def settle(self) -> None:
         """Until the batch in flight (if any) is collected: the pool, the scheduler and the rollout mesh are
         then free (for a checkpoint, the in-training evaluation)."""
         if self.in_flight is not None:
             start = time.perf_counter()
             concurrent.futures.wait([self.in_flight[1]])
-            self.seconds["wait_rollouts"] += time.perf_counter() - start
+            self.waited["wait_rollouts"] += time.perf_counter() - start
 
-    def take_seconds(self) -> dict[str, float]:
+    def seconds(self) -> dict[str, float]:
         """time/ metrics of the main thread since the last call (waiting for rollouts, sending weights)."""
-        seconds, self.seconds = self.seconds, dict.fromkeys(self.seconds, 0.0)
-        return {f"time/{name}": value for name, value in seconds.items()}
+        waited, self.waited = self.waited, dict.fromkeys(self.waited, 0.0)
+        return {f"time/{name}": value for name, value in waited.items()}
 
     def state_dict(self) -> dict:
         """The collector's state and the batch collected ahead, complete (waited for)."""
-        self.wait()
+        self.settle()
         ahead = None
         if self.in_flight is not None:
             step, future = self.in_flight

@@ -24,6 +24,33 @@ class SequenceBatch(NamedTuple):
     sampler_logprobs: np.ndarray  # [B, T] float32, at the response tokens
     advantages: np.ndarray  # [B] float32
 
+    @classmethod
+    def struct(cls, rows: int, length: int, sharding=None) -> "SequenceBatch":
+        """The abstract batch of `rows` sequences of `length` tokens (what the train step compiles for)."""
+        return cls(*(jax.ShapeDtypeStruct((rows,) if per_row else (rows, length), dtype, sharding=sharding)
+                     for dtype, per_row in BATCH_SCHEMA))
+
+
+# Each field's (dtype, one value per row rather than per token), in SequenceBatch's order: the batch's one schema.
+BATCH_SCHEMA = SequenceBatch((np.int32, False), (np.int32, False), (np.bool_, False), (np.float32, False),
+                             (np.float32, False), (np.float32, True))
+
+
+def largest_micro_batch(longest: int, micro_batch_size: int, max_tokens_per_micro_batch: int,
+                        data_parallel: int) -> tuple[int, int]:
+    """(rows, padded length) of the largest micro-batch a step of sequences up to `longest` tokens can form: the
+    fixed layout's micro_batch_size rows at the bucket of `longest`, or a token budget's rows of it, a multiple of
+    the data-parallel devices."""
+    if not max_tokens_per_micro_batch:
+        return micro_batch_size, bucket(longest)
+    length = fine_bucket(longest)
+    rows = max_tokens_per_micro_batch // length // data_parallel * data_parallel
+    if not rows:
+        raise ValueError(f"train.max_tokens_per_micro_batch={max_tokens_per_micro_batch} must hold one "
+                         f"sequence of up to {length} tokens per data-parallel device: at least "
+                         f"{data_parallel * length}")
+    return rows, length
+
 
 def fine_bucket(length: int, steps_per_octave: int = 8, minimum: int = 16) -> int:
     """Round a length up to a multiple of 2^e / steps_per_octave (2^e: the power of two at or below it), and
@@ -87,9 +114,10 @@ def build_sequences(prompts: Sequence[Sequence[int]], responses: Sequence[Sequen
     `length` sets the padded length (default: the bucket of the longest sequence)."""
     rows = rows or len(prompts)
     length = length or bucket(max(len(p) + len(r) for p, r in zip(prompts, responses)))
-    tokens = np.full((rows, length), pad_id, np.int32)
-    loss_mask = np.zeros((rows, length), np.float32)
-    logprobs = np.zeros((rows, length), np.float32)
+    dtypes = SequenceBatch(*(dtype for dtype, _ in BATCH_SCHEMA))
+    tokens = np.full((rows, length), pad_id, dtypes.tokens)
+    loss_mask = np.zeros((rows, length), dtypes.loss_mask)
+    logprobs = np.zeros((rows, length), dtypes.sampler_logprobs)
     lengths = np.zeros(rows, np.int32)
     for i, (prompt, response) in enumerate(zip(prompts, responses)):
         p, r = len(prompt), len(response)
@@ -98,9 +126,9 @@ def build_sequences(prompts: Sequence[Sequence[int]], responses: Sequence[Sequen
         if sampler_logprobs is not None:
             logprobs[i, p:p + r] = sampler_logprobs[i]
         lengths[i] = p + r
-    positions = np.broadcast_to(np.arange(length, dtype=np.int32), (rows, length)).copy()
+    positions = np.broadcast_to(np.arange(length, dtype=dtypes.positions), (rows, length)).copy()
     mask = positions < lengths[:, None]
-    adv = np.zeros(rows, np.float32)
+    adv = np.zeros(rows, dtypes.advantages)
     if advantages is not None:
         adv[:len(advantages)] = advantages
     return SequenceBatch(tokens, positions, mask, loss_mask, logprobs, adv)

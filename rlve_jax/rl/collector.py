@@ -1,5 +1,6 @@
 """Rollout collection for one training step: rounds of draws -> problems -> G responses -> verdicts,
-dynamic sampling until the batch is full, and the step's rollout metrics.
+dynamic sampling until the batch is full, and the step's rollout metrics. The Collector is the Trainer's
+batch source (`BatchSource`) when batches are collected in the loop.
 
 Every process holds the same scheduler and makes the same draws; each generates, samples and
 verifies its own contiguous share of them. The verdicts are all-gathered each round as
@@ -12,22 +13,19 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import NamedTuple, Sequence
+from typing import NamedTuple, Protocol, Sequence
 
 import jax
-import ml_collections
 import numpy as np
 from flax import nnx
 
-from rlve_jax.runtime import distributed
-from rlve_jax.models.policy import Policy
+from rlve_jax.generation.generator import Generator, SamplingSettings
 from rlve_jax.gym.pool import EnvPool, FailureBudgetExceeded, failure_budget_message
-from rlve_jax.generation.engine import Engine
-from rlve_jax.generation.generator import Generator
-from rlve_jax.generation.rollout import (Group, PendingGroup, RolloutStats, SamplingSettings, sample_groups,
-                                         sample_groups_partial)
-from rlve_jax.gym.scheduler import AdaptiveScheduler
+from rlve_jax.gym.scheduler import AdaptiveScheduler, Rollout
+from rlve_jax.models.policy import Policy
 from rlve_jax.rl.filters import GROUP_FILTERS, informative
+from rlve_jax.rl.rollout import Group, PendingGroup, RolloutStats, sample_groups
+from rlve_jax.runtime import distributed
 
 
 class GroupRecords(NamedTuple):
@@ -59,6 +57,13 @@ class Collection:
     stats: RolloutStats  # summed over processes
     failures: dict[str, int]  # this process's failed pool items (FailureTally.metrics), per environment too
 
+    def rollouts(self, env_names: Sequence[str]) -> list[Rollout]:
+        """What the scheduler counts: every generated response's environment, level and accuracy."""
+        records = self.records
+        return [Rollout(env_names[env], int(difficulty), float(accuracy))
+                for env, difficulty, accuracies in zip(records.env, records.difficulty, records.accuracy)
+                for accuracy in accuracies]
+
 
 def rank_within(owner: np.ndarray) -> np.ndarray:
     """Each entry's index among the entries with the same owner: [N] -> [N]."""
@@ -68,32 +73,75 @@ def rank_within(owner: np.ndarray) -> np.ndarray:
     return rank
 
 
-def sampling_settings(rollout: ml_collections.ConfigDict) -> SamplingSettings:
-    return SamplingSettings(samples=rollout.samples_per_prompt, max_new_tokens=rollout.max_response_tokens,
-                            temperature=rollout.temperature, top_p=rollout.top_p, top_k=rollout.top_k,
-                            max_prompt_tokens=rollout.max_prompt_tokens,
-                            cache_budget_tokens=rollout.cache_budget_tokens or None)
+@dataclasses.dataclass(frozen=True)
+class CollectorSettings:
+    """Dynamic sampling's settings (the rollout section's) and the run's that name and judge its draws."""
+
+    sampling: SamplingSettings  # G = sampling.samples responses per problem
+    prompts_per_step: int  # groups kept per step
+    oversample_prompts: int  # problems drawn per round
+    max_rounds: int  # rounds before a step trains on what it kept
+    group_filter: str  # GROUP_FILTERS: which groups a step keeps
+    partial_rollouts: bool  # stop decoding once a round's completed groups fill the batch; carry the rest
+    reward_key: str  # "reward" (shaped) or "accuracy" (binary): what the group filter reads
+    max_failure_share: float  # the step stops the run past this share of failed generations or verifications
+    seed: int  # the run's: sampling keys derive from (seed, step, round)
+
+
+class BatchSource(Protocol):
+    """Where the Trainer takes each step's batch: collected in the loop (Collector), or ahead, on a rollout mesh of
+    its own, while the learner updates (rl/async_collector.AsyncCollector). Its state (the rows it carries, the
+    batch it holds ahead) is saved with each checkpoint."""
+
+    def take(self, step: int, params) -> Collection:
+        """Batch `step`; `params`: the learner's, after `step` updates."""
+
+    def ahead(self, step: int, params, version: int) -> None:
+        """A chance to start collecting batch `step` in the background, with `params` (after `version` updates)."""
+
+    def settle(self) -> None:
+        """Return once nothing runs in the background (the pool and the rollout devices are free)."""
+
+    def seconds(self) -> dict[str, float]:
+        """time/ metrics of the waiting and copying done for it since the last call."""
+
+    def state_dict(self) -> dict: ...
+
+    def load_state_dict(self, state: dict) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class Collector:
-    """Draws problems from the scheduler and turns them into verified groups until a step's batch is full."""
+    """Draws problems from the scheduler and turns them into verified groups until a step's batch is full; the
+    BatchSource that collects each step's batch when the Trainer takes it."""
 
     def __init__(self, policy: Policy, pool: EnvPool, scheduler: AdaptiveScheduler, generator: Generator, *,
-                 env_names: Sequence[str], rollout: ml_collections.ConfigDict, seed: int, reward_key: str,
-                 max_failure_share: float):
+                 env_names: Sequence[str], settings: CollectorSettings):
         self.policy, self.pool, self.scheduler, self.generator = policy, pool, scheduler, generator
-        self.env_names = list(env_names)
-        self.rollout, self.seed, self.reward_key = rollout, seed, reward_key
-        self.group_filter = GROUP_FILTERS[rollout.group_filter]
-        self.max_failure_share = max_failure_share
-        self.sampling = sampling_settings(rollout)
-        self.partial = rollout.partial_rollouts
-        if self.partial and not isinstance(generator, Engine):
+        self.env_names, self.settings = list(env_names), settings
+        self.group_filter = GROUP_FILTERS[settings.group_filter]
+        if settings.partial_rollouts and not generator.resumable:
             raise TypeError("partial rollouts decode in the continuous Engine (rollout.engine='continuous')")
-        if self.partial and jax.process_count() > 1:
+        if settings.partial_rollouts and jax.process_count() > 1:
             raise ValueError("rollout.partial_rollouts=True runs on one process (each process would stop its "
                              "decoding on its own): set --config.rollout.partial_rollouts=False")
         self.carried: list[PendingGroup] = []  # partial rollouts: groups still decoding, resumed next step
+
+    # -- the batch source ---------------------------------------------------
+    def take(self, step: int, params) -> Collection:
+        start = time.perf_counter()
+        model = self.policy.sampler_model(params)  # the training parameters, on this process's sampler
+        return self.collect(step, model, step, reshard_seconds=time.perf_counter() - start)
+
+    def ahead(self, step: int, params, version: int) -> None:
+        """Nothing: each batch is collected when it is taken."""
+
+    def settle(self) -> None:
+        """Nothing runs in the background."""
+
+    def seconds(self) -> dict[str, float]:
+        return {}
 
     def state_dict(self) -> dict:
         """What an exact resume needs: the carried groups (their rows' tokens, logprobs, keys, versions)."""
@@ -102,54 +150,51 @@ class Collector:
     def load_state_dict(self, state: dict) -> None:
         self.carried = [PendingGroup.from_dict(g) for g in state.get("carried", [])]
 
-    def sampling_key(self, step: int, round_index: int) -> jax.Array:
-        return jax.random.fold_in(jax.random.fold_in(jax.random.key(self.seed), step), round_index)
+    def close(self) -> None:
+        """Nothing to release (the pool is the Trainer's)."""
 
-    def collect(self, step: int, model: nnx.Module | None = None, version: int | None = None) -> Collection:
+    # -- dynamic sampling ---------------------------------------------------
+    def sampling_key(self, step: int, round_index: int) -> jax.Array:
+        return jax.random.fold_in(jax.random.fold_in(jax.random.key(self.settings.seed), step), round_index)
+
+    def collect(self, step: int, model: nnx.Module, version: int, reshard_seconds: float = 0.0) -> Collection:
         """Dynamic sampling: draw rounds until enough groups with unequal rewards are kept.
 
-        `model`: the sampler's weights, those after `version` updates (default: the current parameters, version
-        `step`); the staleness metrics count step - version per token on top of the partial rollouts' own lag.
+        `model`: the sampler's weights, those after `version` updates (reshard_seconds: what placing them took);
+        the staleness metrics count step - version per token on top of the partial rollouts' own lag.
         Raises FailureBudgetExceeded on every process when one lost more than env.max_failure_share of
         the step's generations or verifications.
         """
-        cfg = self.rollout
+        s = self.settings
         self.pool.take_tally()  # count this step's items only (not an evaluation's before it)
         stats = RolloutStats()
-        start = time.perf_counter()
-        if model is None:
-            model, version = self.policy.sampler_model(), step  # the training parameters, on this process's sampler
-        stats.seconds["reshard"] = time.perf_counter() - start
+        stats.seconds["reshard"] = reshard_seconds
         mine: list[Group] = []
         rounds: list[GroupRecords] = []
         kept: list[int] = []
-        for round_index in range(cfg.max_rounds):
+        for round_index in range(s.max_rounds):
             start = time.perf_counter()
-            draws = [self.scheduler.sample() for _ in range(cfg.oversample_prompts)]  # the same on every process
+            draws = [self.scheduler.sample() for _ in range(s.oversample_prompts)]  # the same on every process
             share = distributed.process_slice(len(draws))
             problems = self.pool.generate([(d.env, d.difficulty, d.seed) for d in draws[share]])
             stats.failed_generations += sum(p is None for p in problems)
             stats.seconds["sample"] += time.perf_counter() - start
             ids = [share.start + i for i, p in enumerate(problems) if p is not None]
-            key, valid = self.sampling_key(step, round_index), [p for p in problems if p is not None]
-            carried_in = len(self.carried)
-            if self.partial:  # stop decoding once this round's completed groups fill the batch
-                need = cfg.prompts_per_step - len(kept)
-                groups, self.carried = sample_groups_partial(
-                    self.policy, model, self.pool, valid, self.sampling, key, stats, prompt_ids=ids,
-                    engine=self.generator, carried=self.carried, version=version,
-                    enough=lambda done: sum(map(self.keeps, done)) >= need)
-            else:
-                groups = sample_groups(self.policy, model, self.pool, valid, self.sampling, key, stats,
-                                       self.generator, prompt_ids=ids)
+            valid = [p for p in problems if p is not None]
+            carried_in, need = len(self.carried), s.prompts_per_step - len(kept)
+            # partial rollouts: stop decoding once this round's completed groups fill the batch
+            enough = (lambda done: sum(map(self.keeps, done)) >= need) if s.partial_rollouts else None
+            groups, self.carried = sample_groups(self.policy, model, self.pool, valid, s.sampling,
+                                                 self.sampling_key(step, round_index), stats, self.generator,
+                                                 prompt_ids=ids, carried=self.carried, enough=enough, version=version)
             stats.rounds += 1
             first = sum(len(r.owner) for r in rounds)
             rounds.append(self.gather_records(groups, -(-len(draws) // jax.process_count()) + carried_in))
             mine += groups
             for i, passes in enumerate(rounds[-1].passes):
-                if passes and len(kept) < cfg.prompts_per_step:
+                if passes and len(kept) < s.prompts_per_step:
                     kept.append(first + i)
-            if len(kept) >= cfg.prompts_per_step:
+            if len(kept) >= s.prompts_per_step:
                 break
         records = GroupRecords(*map(np.concatenate, zip(*rounds)))
         counts = distributed.allgather(np.array([stats.failed_generations, stats.skipped_long_prompts,
@@ -166,19 +211,19 @@ class Collector:
             stats.staleness_sum += (step - version) * stats.generated_tokens
             stats.staleness_max += step - version
         failures = self.pool.take_tally()
-        message = failure_budget_message(failures, self.max_failure_share, f"step {step + 1}")
+        message = failure_budget_message(failures, s.max_failure_share, f"step {step + 1}")
         if distributed.any_process(message is not None):  # every process stops at the same step
             raise FailureBudgetExceeded(message or f"step {step + 1}: another process lost more than "
-                                                   f"env.max_failure_share={self.max_failure_share:g} of its items")
+                                                   f"env.max_failure_share={s.max_failure_share:g} of its items")
         return Collection(mine, records, np.array(kept, np.int64), stats, failures.metrics())
 
     def keeps(self, group: Group) -> bool:
         """Whether the batch would keep this group (rollout.group_filter on its rewards)."""
-        return self.group_filter(group.rewards(self.reward_key))
+        return self.group_filter(group.rewards(self.settings.reward_key))
 
     def gather_records(self, groups: list[Group], capacity: int) -> GroupRecords:
         """Every process's groups of one round as records, in draw order (identical on every process)."""
-        g = self.rollout.samples_per_prompt
+        g = self.settings.sampling.samples
         local = GroupRecords(
             owner=np.full(capacity, -1, np.int32), env=np.zeros(capacity, np.int32),  # owner -1: an empty slot
             difficulty=np.zeros(capacity, np.int32), prompt_length=np.zeros(capacity, np.int32),
@@ -190,7 +235,7 @@ class Collector:
             local.env[i] = self.env_names.index(group.problem.env)
             local.difficulty[i] = group.problem.difficulty
             local.prompt_length[i] = len(group.prompt_tokens)
-            local.informative[i] = informative(group.rewards(self.reward_key))
+            local.informative[i] = informative(group.rewards(self.settings.reward_key))
             local.passes[i] = self.keeps(group)
             local.reward[i] = [v.reward for v in group.verdicts]
             local.accuracy[i] = [v.accuracy for v in group.verdicts]

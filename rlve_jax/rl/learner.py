@@ -1,4 +1,5 @@
-"""The learner: owns the optimizer state and turns a step's kept groups into one optimizer step.
+"""The learner: owns the train state (parameters, optimizer state, step) and turns a step's kept groups into its
+optimizer steps.
 
 Every process holds some of the kept groups (the ones it sampled). Each packs them into its rows of
 one global staging array (`jax.make_array_from_process_local_data`); every micro-batch then gathers
@@ -10,27 +11,26 @@ the grouping does not change the loss.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Callable, NamedTuple, Sequence
 
 import jax
-import ml_collections
 import numpy as np
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax.generation.rollout import Group
 from rlve_jax.models.policy import Policy
 from rlve_jax.rl import losses
 from rlve_jax.rl.advantages import ADVANTAGES
 from rlve_jax.rl.batching import (MicroBatch, SequenceBatch, bucket, build_sequences, fixed_micro_batches,
-                                  padding_fraction, token_budget_micro_batches)
+                                  largest_micro_batch, padding_fraction, token_budget_micro_batches)
 from rlve_jax.rl.collector import Collection, rank_within
+from rlve_jax.rl.rollout import Group
 from rlve_jax.rl.shaping import SHAPING, ShapingConfig
-from rlve_jax.rl.train_step import (accumulator_shardings, init_optimizer, learning_rate, logits_tokens,
-                                    make_accumulate, make_apply, make_logprobs, make_micro_loss, make_optimizer,
-                                    mini_batches, train_metrics, zero_accumulator)
+from rlve_jax.rl.train_step import OptimSettings, build_update, logits_tokens, mini_batches, train_metrics
 from rlve_jax.runtime import sharding
+from rlve_jax.runtime.checkpoint import TrainState
 
 
 class StagingLayout(NamedTuple):
@@ -58,31 +58,51 @@ def staging_layout(owner: np.ndarray, group_size: int, process_count: int, shard
     return StagingLayout(capacity, row_of, int(place[0][capacity - 1]))
 
 
-class Learner:
-    """The optimizer state and the update on the policy's parameters: reward shaping, the advantage estimator and
-    the policy loss named by the loss section (docs/algorithms.md), train.steps_per_rollout optimizer steps."""
+@dataclasses.dataclass(frozen=True)
+class LearnerSettings:
+    """The update's settings: the optim and loss sections, the named parts (docs/algorithms.md) and the batch's
+    layout (the train section, the rollout's group and batch sizes)."""
 
-    def __init__(self, policy: Policy, *, optim: ml_collections.ConfigDict, loss: ml_collections.ConfigDict,
-                 train: ml_collections.ConfigDict, rollout: ml_collections.ConfigDict, reward_key: str):
-        self.policy, self.optim, self.loss, self.train, self.rollout = policy, optim, loss, train, rollout
-        self.reward_key = reward_key
-        self.group_size = rollout.samples_per_prompt
+    optim: OptimSettings
+    loss: losses.LossConfig
+    advantage: str  # ADVANTAGES
+    shaping: str  # SHAPING
+    shaping_config: ShapingConfig
+    reward_key: str  # "reward" (shaped) or "accuracy" (binary)
+    group_size: int  # rollout.samples_per_prompt
+    prompts_per_step: int
+    temperature: float  # the sampler's: logprobs at the sampling temperature
+    micro_batch_size: int
+    steps_per_rollout: int  # optimizer steps per rollout batch (mini-batches)
+    max_tokens_per_micro_batch: int  # > 0: token-budget micro-batches
+
+    def logits_tokens(self, model_config) -> int | None:
+        return logits_tokens(self.micro_batch_size, self.max_tokens_per_micro_batch, model_config)
+
+    def largest_micro_batch(self, longest: int, data_parallel: int) -> tuple[int, int]:
+        """(rows, padded length) of the largest micro-batch of sequences up to `longest` tokens on `data_parallel`
+        devices; a one-line ValueError when the layout cannot split over them."""
+        if self.micro_batch_size % data_parallel:
+            raise ValueError(f"train.micro_batch_size={self.micro_batch_size} must be a multiple of the "
+                             f"{data_parallel} data-parallel devices (mesh.data x mesh.fsdp)")
+        return largest_micro_batch(longest, self.micro_batch_size, self.max_tokens_per_micro_batch, data_parallel)
+
+
+class Learner:
+    """Owns the train state (parameters, optimizer state, step) and turns each step's kept groups into
+    train.steps_per_rollout optimizer steps: reward shaping, the advantage estimator and the policy loss named by
+    the loss section (docs/algorithms.md)."""
+
+    def __init__(self, policy: Policy, settings: LearnerSettings):
+        self.policy, self.settings = policy, settings
         mesh = policy.mesh
         self.data_parallel = mesh.shape["data"] * mesh.shape["fsdp"]
-        self.tx = make_optimizer(optim)
-        self.opt_state = init_optimizer(self.tx, policy.params, mesh)
-        chunk = logits_tokens(train, policy.model_config)  # logits held at once per micro-batch
-        self.advantages, self.shaping = ADVANTAGES[loss.advantage], SHAPING[loss.shaping]
-        self.shaping_config = ShapingConfig(rollout.max_response_tokens, loss.overlong_buffer)
-        loss_config = losses.loss_config(loss, rollout.max_response_tokens)
-        micro_loss = make_micro_loss(policy.graphdef, policy.rest, loss_config, rollout.temperature, chunk)
-        # The sampling policy's logprobs, before the first of several steps per rollout.
-        self.old_logprobs = make_logprobs(policy.graphdef, policy.rest, rollout.temperature, chunk)
-        acc_shardings = accumulator_shardings(micro_loss, policy.params, mesh)
-        self.zero_accumulator = jax.jit(lambda: zero_accumulator(micro_loss, policy.params),
-                                        out_shardings=acc_shardings)
-        self.accumulate = make_accumulate(micro_loss, acc_shardings)
-        self.apply = make_apply(self.tx, policy.params, self.opt_state, mesh, learning_rate(optim))
+        self.fns = build_update(policy.graphdef, policy.rest, policy.params, mesh, optim=settings.optim,
+                                loss=settings.loss, temperature=settings.temperature,
+                                logits_tokens=settings.logits_tokens(policy.model_config))
+        # Resident from here: the engine sizes its KV budget from the memory left after it.
+        self.state = TrainState(policy.params, self.fns.init_opt_state(policy.params), 0)
+        self.advantages, self.shaping = ADVANTAGES[settings.advantage], SHAPING[settings.shaping]
         self.staging_sharding = NamedSharding(mesh, P(sharding.BATCH))  # [rows, ...] kept rows
 
         @functools.partial(jax.jit, static_argnames="length", out_shardings=self.staging_sharding)
@@ -92,29 +112,38 @@ class Learner:
 
         self.assemble = assemble
 
+    def start(self, params) -> None:
+        """A fresh run from `params` (the policy's weights, warm-started), before any update: step 0."""
+        self.state = self.state._replace(params=params, step=0)
+
     def micro_batches(self, lengths: np.ndarray) -> list[MicroBatch]:
         """One mini-batch's sequences (lengths [n] in draw order) as micro-batches: fixed rows and length, or a
         token budget per micro-batch (train.max_tokens_per_micro_batch)."""
-        if self.train.max_tokens_per_micro_batch:
-            return token_budget_micro_batches(lengths, self.train.max_tokens_per_micro_batch, self.data_parallel)
-        rows = self.rollout.prompts_per_step * self.group_size // self.train.steps_per_rollout
-        return fixed_micro_batches(len(lengths), rows, self.train.micro_batch_size, bucket(int(np.max(lengths))))
+        s = self.settings
+        if s.max_tokens_per_micro_batch:
+            return token_budget_micro_batches(lengths, s.max_tokens_per_micro_batch, self.data_parallel)
+        rows = s.prompts_per_step * s.group_size // s.steps_per_rollout
+        return fixed_micro_batches(len(lengths), rows, s.micro_batch_size, bucket(int(np.max(lengths))))
 
     def step_plans(self, lengths: np.ndarray, groups: int) -> list[list[MicroBatch]]:
         """The micro-batches of each optimizer step (rows: indices into the step's [n] kept sequences)."""
         return [[MicroBatch(np.where(m.rows >= 0, part[np.maximum(m.rows, 0)], -1), m.length)
                  for m in self.micro_batches(lengths[part])]
-                for part in mini_batches(groups, self.group_size, self.train.steps_per_rollout)]
+                for part in mini_batches(groups, self.settings.group_size, self.settings.steps_per_rollout)]
 
     def group_advantages(self, group: Group) -> np.ndarray:
         """The group's rewards (reward key), shaped (loss.shaping), through the advantage estimator: [G]."""
         lengths = np.array([len(r) for r in group.response_tokens])
-        rewards = self.shaping(group.rewards(self.reward_key), lengths, self.shaping_config)
+        rewards = self.shaping(group.rewards(self.settings.reward_key), lengths, self.settings.shaping_config)
         return self.advantages(rewards[None])[0]
 
     def update(self, collection: Collection) -> dict[str, float]:
-        """One optimizer step on the collection's kept groups; the step's train/ metrics."""
-        g, records, kept = self.group_size, collection.records, collection.kept
+        """The step's optimizer steps on the collection's kept groups (none when it kept none); its train/
+        metrics. The state's step counts the step either way."""
+        if not len(collection.kept):
+            self.state = self.state._replace(step=self.state.step + 1)
+            return {}
+        g, records, kept = self.settings.group_size, collection.records, collection.kept
         owner = records.owner[kept]
         mine = rank_within(records.owner)[kept][owner == jax.process_index()]  # my kept groups, draw order
         own = [collection.mine[i] for i in mine]
@@ -136,16 +165,17 @@ class Learner:
             index = np.where(micro.rows >= 0, layout.row_of[np.maximum(micro.rows, 0)], layout.empty)
             return self.assemble(staging, index.astype(np.int32), length=micro.length)
 
-        steps = []
+        steps, (params, opt_state, step) = [], self.state
         with jax.set_mesh(self.policy.mesh):
             # Old logprobs of the later steps' micro-batches, from the policy that sampled (the first step's
             # are its own, through stop_gradient).
-            old = [[self.old_logprobs(self.policy.params, batch(m)) for m in plan] for plan in plans[1:]]
+            old = [[self.fns.old_logprobs(params, batch(m)) for m in plan] for plan in plans[1:]]
             for i, plan in enumerate(plans):
-                acc = self.zero_accumulator()
+                acc = self.fns.zero_accumulator()
                 for j, micro in enumerate(plan):
-                    acc = self.accumulate(self.policy.params, acc, batch(micro), old[i - 1][j] if i else None)
-                self.policy.params, self.opt_state, metrics = self.apply(self.policy.params, self.opt_state, acc)
+                    acc = self.fns.accumulate(params, acc, batch(micro), old[i - 1][j] if i else None)
+                params, opt_state, metrics = self.fns.apply(params, opt_state, acc)
                 steps.append(metrics)
+        self.state = TrainState(params, opt_state, step + 1)
         return {**train_metrics(steps), "train/micro_batches": len(micro_batches),
                 "train/padding_fraction": padding_fraction(lengths, micro_batches)}

@@ -11,7 +11,6 @@ from typing import Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
-import ml_collections
 
 from rlve_jax.rl import entropy, mismatch
 from rlve_jax.rl.registry import Registry
@@ -31,17 +30,6 @@ class LossConfig(NamedTuple):
     entropy_control: str = "none"  # entropy.ENTROPY_CONTROLS
     entropy: entropy.EntropyConfig = entropy.EntropyConfig()
     max_response_tokens: int = 0  # the constant of seq-mean-token-sum-norm
-
-
-def loss_config(loss: ml_collections.ConfigDict, max_response_tokens: int) -> LossConfig:
-    """The config's loss section (and rollout.max_response_tokens) as a LossConfig."""
-    return LossConfig(
-        name=loss.name, aggregation=loss.aggregation, clip_low=loss.clip_low, clip_high=loss.clip_high,
-        mismatch=loss.mismatch, tis_clip=loss.tis_clip, mismatch_low=loss.mismatch_low,
-        mismatch_high=loss.mismatch_high, entropy_control=loss.entropy_control,
-        entropy=entropy.EntropyConfig(loss.clip_cov_fraction, loss.clip_cov_low, loss.clip_cov_high,
-                                      loss.kl_cov_fraction, loss.kl_cov_coef),
-        max_response_tokens=max_response_tokens)
 
 
 # ---------------------------------------------------------------------------

@@ -1,15 +1,15 @@
-"""The update's building blocks, shared by the trainer and the memory planner: the optimizer, the
-gradient accumulation of one micro-batch (any shape) into an f32 accumulator, and the update that
+"""The update's building blocks, built in one place (`build_update`) for the learner and the memory planner: the
+optimizer, the gradient accumulation of one micro-batch (any shape) into an f32 accumulator, and the update that
 applies the accumulated sum.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+import dataclasses
+from typing import Any, Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
-import ml_collections
 import numpy as np
 import optax
 from flax import nnx
@@ -21,7 +21,20 @@ from rlve_jax.rl import losses
 from rlve_jax.rl.batching import SequenceBatch, sequence_logprobs
 
 
-def learning_rate(optim: ml_collections.ConfigDict) -> optax.Schedule:
+@dataclasses.dataclass(frozen=True)
+class OptimSettings:
+    """The optim section: AdamW, global-norm clipping, a linear warm-up to a constant learning rate."""
+
+    lr: float
+    b1: float
+    b2: float
+    eps: float
+    weight_decay: float
+    grad_clip: float  # 0: no clipping
+    warmup_steps: int  # 0: constant from the first update
+
+
+def learning_rate(optim: OptimSettings) -> optax.Schedule:
     """The learning rate of the update that follows `count` updates: a linear warm-up to a constant, lr * k / W
     at the k-th of the W warm-up updates (the first update trains, at lr / W)."""
     if optim.warmup_steps:
@@ -29,7 +42,7 @@ def learning_rate(optim: ml_collections.ConfigDict) -> optax.Schedule:
     return optax.constant_schedule(optim.lr)
 
 
-def make_optimizer(optim: ml_collections.ConfigDict) -> optax.GradientTransformation:
+def make_optimizer(optim: OptimSettings) -> optax.GradientTransformation:
     """AdamW with global-norm clipping and a linear warm-up to a constant learning rate."""
     schedule = learning_rate(optim) if optim.warmup_steps else optim.lr  # a float keeps the state schedule-free
     return optax.chain(
@@ -38,15 +51,19 @@ def make_optimizer(optim: ml_collections.ConfigDict) -> optax.GradientTransforma
     )
 
 
-def init_optimizer(tx: optax.GradientTransformation, params, mesh) -> optax.OptState:
+def optimizer_shardings(tx: optax.GradientTransformation, params, mesh):
     """The optimizer state of the trainable parameters (the LoRA adapters when there are, models/lora.py) placed
-    like the parameters it mirrors (Adam's moments sharded as the parameters are, ZeRO-3), its scalars
-    replicated. Left to itself, jit replicates all of it."""
+    like the parameters it mirrors (Adam's moments sharded as the parameters are, ZeRO-3), its scalars replicated.
+    Left to itself, jit replicates all of it. `params` concrete or abstract (with shardings)."""
     params = split_trainable(params)[0]
     replicated = NamedSharding(mesh, P())
-    shardings = optax.tree_map_params(tx, lambda _, p: p.sharding, jax.eval_shape(tx.init, params), params,
-                                      transform_non_params=lambda _: replicated)
-    return jax.jit(tx.init, out_shardings=shardings)(params)
+    return optax.tree_map_params(tx, lambda _, p: p.sharding, jax.eval_shape(tx.init, params), params,
+                                 transform_non_params=lambda _: replicated)
+
+
+def init_optimizer(tx: optax.GradientTransformation, params, mesh) -> optax.OptState:
+    """The optimizer state of the trainable parameters, placed by optimizer_shardings."""
+    return jax.jit(tx.init, out_shardings=optimizer_shardings(tx, params, mesh))(split_trainable(params)[0])
 
 
 # ---------------------------------------------------------------------------
@@ -96,10 +113,7 @@ def make_logprobs(graphdef, rest, temperature: float, logits_tokens: int | None 
 
 def zero_accumulator(micro_loss, params) -> Accumulator:
     """An all-zero Accumulator for `params` (its metric names traced from micro_loss on a dummy batch)."""
-    dummy = SequenceBatch(*(jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in (
-        ((1, 16), jnp.int32), ((1, 16), jnp.int32), ((1, 16), jnp.bool_), ((1, 16), jnp.float32),
-        ((1, 16), jnp.float32), ((1,), jnp.float32))))
-    metrics = jax.eval_shape(micro_loss, params, dummy)[1][1]
+    metrics = jax.eval_shape(micro_loss, params, SequenceBatch.struct(1, 16))[1][1]
     scalar = lambda: jnp.zeros((), jnp.float32)  # noqa: E731
     return Accumulator(scalar(), scalar(), scalar(), {name: scalar() for name in metrics},
                        jax.tree.map(lambda p: jnp.zeros(p.shape, jnp.float32), split_trainable(params)[0]))
@@ -114,12 +128,12 @@ def accumulator_shardings(micro_loss, params, mesh) -> Accumulator:
                            grads=shardings_of(split_trainable(params)[0]))
 
 
-def logits_tokens(train: ml_collections.ConfigDict, model_config) -> int | None:
+def logits_tokens(micro_batch_size: int, max_tokens_per_micro_batch: int, model_config) -> int | None:
     """Token-budget micro-batches hold at most the fixed layout's logits (micro_batch_size rows x the model's
     chunk) at once; the fixed layout keeps the model's chunk."""
-    if not train.max_tokens_per_micro_batch:
+    if not max_tokens_per_micro_batch:
         return None
-    return train.micro_batch_size * model_config.logits_chunk
+    return micro_batch_size * model_config.logits_chunk
 
 
 def make_accumulate(micro_loss, acc_shardings: Accumulator):
@@ -165,6 +179,42 @@ def make_apply(tx: optax.GradientTransformation, params, opt_state, mesh, schedu
 
 def shardings_of(tree):
     return jax.tree.map(lambda x: x.sharding, tree)
+
+
+@dataclasses.dataclass(frozen=True)
+class Update:
+    """The update's jitted parts for one model, mesh and settings: the Learner runs them, the memory planner
+    (rlve_jax/plan.py) compiles them on abstract arguments."""
+
+    tx: optax.GradientTransformation
+    opt_shardings: Any  # the optimizer state's (optimizer_shardings)
+    acc_shardings: Accumulator
+    zero_accumulator: Callable[[], Accumulator]  # jit
+    accumulate: Callable  # make_accumulate's
+    apply: Callable  # make_apply's
+    old_logprobs: Callable  # make_logprobs's
+
+    def init_opt_state(self, params) -> optax.OptState:
+        """The optimizer state of `params`' trainable parameters, placed by opt_shardings."""
+        return jax.jit(self.tx.init, out_shardings=self.opt_shardings)(split_trainable(params)[0])
+
+
+def build_update(graphdef, rest, params, mesh, *, optim: OptimSettings, loss: losses.LossConfig, temperature: float,
+                 logits_tokens: int | None) -> Update:
+    """The one place the update's parts are built, from the model's (graphdef, params, rest) split, `params`
+    concrete or abstract (with shardings), for the Learner and the planner alike."""
+    params = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=x.sharding), params)
+    tx = make_optimizer(optim)
+    micro_loss = make_micro_loss(graphdef, rest, loss, temperature, logits_tokens)
+    acc_shardings = accumulator_shardings(micro_loss, params, mesh)
+    opt_shardings = optimizer_shardings(tx, params, mesh)
+    abstract_opt = jax.tree.map(lambda x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s),
+                                jax.eval_shape(tx.init, split_trainable(params)[0]), opt_shardings)
+    return Update(tx, opt_shardings, acc_shardings,
+                  jax.jit(lambda: zero_accumulator(micro_loss, params), out_shardings=acc_shardings),
+                  make_accumulate(micro_loss, acc_shardings),
+                  make_apply(tx, params, abstract_opt, mesh, learning_rate(optim)),
+                  make_logprobs(graphdef, rest, temperature, logits_tokens))
 
 
 # ---------------------------------------------------------------------------

@@ -3,6 +3,7 @@ lowest levels, before RL. Its problems never share seeds with RL problems."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 from typing import Iterator, Mapping, Sequence
@@ -14,7 +15,6 @@ from flax import nnx
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from rlve_jax.generation.rollout import answer_completion
 from rlve_jax.gym.env import Environment, Problem
 from rlve_jax.gym.pool import EnvPool, FailureBudgetExceeded, check_failure_budget
 from rlve_jax.gym.scheduler import first_problem_seed
@@ -24,6 +24,16 @@ from rlve_jax.rl.train_step import init_optimizer, shardings_of
 from rlve_jax.runtime.metrics import MetricsWriter
 
 SEED_OFFSET = 1 << 40  # inside the run seed's block: warm-start problems never share seeds with RL problems
+
+
+@dataclasses.dataclass(frozen=True)
+class WarmStartSettings:
+    """The warm_start section."""
+
+    steps: int  # 0: none
+    batch_size: int
+    lr: float
+    max_difficulty: int  # problems drawn from levels 0..max_difficulty
 
 
 def draws(env_names: Sequence[str], max_difficulty: int, seed: int) -> Iterator[tuple[str, int, int]]:
@@ -56,16 +66,17 @@ def problems_with_references(pool: EnvPool, envs: Mapping[str, Environment], str
                                 f"after 8 rounds of draws ({failed} generations failed)")
 
 
-def make_sft_step(policy: Policy, tx: optax.GradientTransformation, opt_state):
-    """jit (params, opt_state, batch) -> one cross-entropy step on the batch's response tokens."""
+def make_sft_step(policy: Policy, tx: optax.GradientTransformation, params, opt_state):
+    """jit (params, opt_state, batch) -> one cross-entropy step on the batch's response tokens, the parameters and
+    optimizer state updated in place (donated)."""
     graphdef, rest = policy.graphdef, policy.rest
 
     def loss_fn(params, batch: SequenceBatch):
         logp = sequence_logprobs(nnx.merge(graphdef, params, rest), batch, 1.0)  # [B, T]
         return -jnp.sum(logp * batch.loss_mask) / jnp.maximum(jnp.sum(batch.loss_mask), 1.0)
 
-    @functools.partial(jax.jit, out_shardings=(shardings_of(policy.params), shardings_of(opt_state),
-                                               NamedSharding(policy.mesh, P())))
+    @functools.partial(jax.jit, donate_argnums=(0, 1), out_shardings=(
+        shardings_of(params), shardings_of(opt_state), NamedSharding(policy.mesh, P())))
     def sft_step(params, opt_state, batch):
         loss, grads = jax.value_and_grad(loss_fn)(params, batch)
         updates, opt_state = tx.update(grads, opt_state, params)
@@ -74,18 +85,19 @@ def make_sft_step(policy: Policy, tx: optax.GradientTransformation, opt_state):
     return sft_step
 
 
-def warm_start(policy: Policy, pool: EnvPool, envs: Mapping[str, Environment], metrics: MetricsWriter, *,
-               steps: int, batch_size: int, lr: float, max_difficulty: int, seed: int, max_failure_share: float,
-               progress: bool) -> None:
-    """`steps` supervised steps on the policy's parameters (in place), logged as kind "warm_start"."""
+def warm_start(policy: Policy, pool: EnvPool, envs: Mapping[str, Environment], metrics: MetricsWriter, params,
+               settings: WarmStartSettings, *, seed: int, max_failure_share: float, progress: bool):
+    """`params` after settings.steps supervised steps (consumed: the steps update them in place), logged as kind
+    "warm_start"."""
+    steps, batch_size, lr = settings.steps, settings.batch_size, settings.lr
     # Short warm-up (its first step above 0), cosine decay to lr/10, clipped: fast and stable on a freshly
     # initialised model.
     warmup = max(1, min(30, steps // 4))
     schedule = optax.warmup_cosine_decay_schedule(lr / warmup, lr, warmup, steps, lr / 10)
     tx = optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=0.0))
-    opt_state = init_optimizer(tx, policy.params, policy.mesh)
-    sft_step = make_sft_step(policy, tx, opt_state)
-    stream = draws(list(envs), max_difficulty, seed)
+    opt_state = init_optimizer(tx, params, policy.mesh)
+    sft_step = make_sft_step(policy, tx, params, opt_state)
+    stream = draws(list(envs), settings.max_difficulty, seed)
     bar = metrics.progress(0, steps, enabled=progress, desc="warm start")
 
     def log(step: int, loss: jax.Array, failed: int) -> None:
@@ -97,14 +109,15 @@ def warm_start(policy: Policy, pool: EnvPool, envs: Mapping[str, Environment], m
     for step in range(steps):
         problems, failed = problems_with_references(pool, envs, stream, batch_size, max_failure_share,
                                                     f"warm-start step {step + 1}")
-        prompts = [policy.encode_prompt(p) for p in problems]
-        answers = [policy.tokenizer.encode(answer_completion(policy.prompt_format, envs[p.env].reference(p)))
+        prompts = [policy.prompt_format.encode(p.prompt) for p in problems]
+        answers = [policy.tokenizer.encode(policy.prompt_format.completion(envs[p.env].reference(p)))
                    + policy.stop_ids[:1] for p in problems]
         batch = build_sequences(prompts, answers, policy.tokenizer.pad_id, rows=batch_size)
-        policy.params, opt_state, loss = sft_step(policy.params, opt_state, batch)  # dispatched, not awaited
+        params, opt_state, loss = sft_step(params, opt_state, batch)  # dispatched, not awaited
         if previous is not None:  # the host prepared this batch while the device ran the last step
             log(*previous)
         previous = (step, loss, failed)
     if previous is not None:
         log(*previous)
     bar.close()
+    return params

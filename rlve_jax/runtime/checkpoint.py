@@ -1,7 +1,8 @@
 """Orbax checkpoints holding everything an exact resume needs.
 
-A checkpoint is the model parameters, the optimizer state and one JSON record (step,
-scheduler state with its seed counter and RNG, the run's base seed, the config, pool stats).
+A checkpoint is the learner's TrainState (parameters, optimizer state, step) and one JSON record beside it
+(scheduler state with its seed counter and RNG, the run's base seed, the config, pool stats, the batch
+source's state).
 With LoRA the parameters saved are the adapters only: the frozen base is rebuilt from the config
 (model.path, or the preset and seed), and its fingerprint in the record must match on restore.
 Saves are atomic (orbax writes to a temporary directory and renames), so a process killed
@@ -13,7 +14,7 @@ from __future__ import annotations
 import json
 import signal
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import orbax.checkpoint as ocp
@@ -28,11 +29,18 @@ def _abstract(tree: Any) -> Any:
     return jax.tree.map(ocp.utils.to_shape_dtype_struct, tree)
 
 
-class Checkpointer:
-    """Save/restore (params, opt_state, meta) under workdir/checkpoints/<step>."""
+class TrainState(NamedTuple):
+    """The learner's state (rl/learner.Learner owns it), saved and restored as one."""
 
-    def __init__(self, workdir: str | Path, every: int = 1, keep: int = 3):
-        self.every = max(1, every)
+    params: Any  # nnx.State of the nnx.Param leaves (with LoRA: the frozen base and the adapters)
+    opt_state: Any  # the optimizer state of the trainable parameters
+    step: int  # RL steps done: the policy version (updates applied)
+
+
+class Checkpointer:
+    """Save/restore (TrainState, meta) under workdir/checkpoints/<step>."""
+
+    def __init__(self, workdir: str | Path, keep: int = 3):
         self.manager = ocp.CheckpointManager(
             Path(workdir).absolute() / "checkpoints",
             options=ocp.CheckpointManagerOptions(max_to_keep=keep, create=True,
@@ -41,31 +49,30 @@ class Checkpointer:
     def latest_step(self) -> int | None:
         return self.manager.latest_step()
 
-    def should_save(self, step: int) -> bool:
-        return step % self.every == 0
-
-    def save(self, step: int, params: Any, opt_state: Any, meta: dict) -> None:
-        params, frozen = split_trainable(params)
+    def save(self, state: TrainState, meta: dict) -> None:
+        params, frozen = split_trainable(state.params)
+        meta = {"step": state.step, **meta}
         if jax.tree.leaves(frozen):
             meta = {**meta, BASE_FINGERPRINT: int(fingerprint(frozen))}
-        self.manager.save(step, args=ocp.args.Composite(
+        self.manager.save(state.step, args=ocp.args.Composite(
             params=ocp.args.StandardSave(params),
-            opt_state=ocp.args.StandardSave(opt_state),
+            opt_state=ocp.args.StandardSave(state.opt_state),
             meta=ocp.args.JsonSave(meta),
         ), force=True)
         self.manager.wait_until_finished()
 
-    def restore(self, step: int, params_like: Any, opt_state_like: Any) -> tuple[Any, Any, dict]:
-        """Restore onto the shardings and dtypes of the given (abstract or concrete) trees; with LoRA,
-        params_like's base weights (concrete) are kept and the adapters restored."""
-        trainable, frozen = split_trainable(params_like)
+    def restore(self, step: int, like: TrainState) -> tuple[TrainState, dict]:
+        """Restore onto the shardings and dtypes of `like` (abstract or concrete); with LoRA, like.params' base
+        weights (concrete) are kept and the adapters restored."""
+        trainable, frozen = split_trainable(like.params)
         _check_base(frozen, self.restore_meta(step), step)
         restored = self.manager.restore(step, args=ocp.args.Composite(
             params=ocp.args.StandardRestore(_abstract(trainable)),
-            opt_state=ocp.args.StandardRestore(_abstract(opt_state_like)),
+            opt_state=ocp.args.StandardRestore(_abstract(like.opt_state)),
             meta=ocp.args.JsonRestore(),
         ))
-        return merge_trainable(restored["params"], frozen), restored["opt_state"], restored["meta"]
+        meta = restored["meta"]
+        return TrainState(merge_trainable(restored["params"], frozen), restored["opt_state"], meta["step"]), meta
 
     def restore_params(self, step: int, params_like: Any) -> Any:
         """Only the parameters (e.g. to evaluate a training run); with LoRA as in `restore`."""

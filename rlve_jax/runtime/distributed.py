@@ -14,7 +14,6 @@ import logging
 import os
 
 import jax
-import ml_collections
 import numpy as np
 from jax.experimental import multihost_utils
 
@@ -37,23 +36,38 @@ def use_cpu_without_accelerators() -> None:
         jax.config.update("jax_platforms", "cpu")
 
 
-def initialize(config: ml_collections.ConfigDict) -> None:
-    """The platform, the compilation cache and XLA flags from the config, then `jax.distributed.initialize`
-    unless the run is one process."""
+def force_cpu_devices(count: int) -> None:
+    """Before the backend starts, on a host whose JAX runs on CPU: `count` CPU devices (stand-ins for a planned
+    mesh's accelerators), unless XLA_FLAGS already sets a count."""
+    platforms = os.environ.get("JAX_PLATFORMS", "")
+    if platforms != "cpu" and (platforms or accelerator_present()):
+        return
+    jax.config.update("jax_platforms", "cpu")  # no probing for absent accelerators
+    flag = "--xla_force_host_platform_device_count"
+    if count > 1 and flag not in os.environ.get("XLA_FLAGS", ""):
+        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {flag}={count}".strip()
+
+
+def prepend_xla_flags(xla_flags: str) -> None:
+    """Before the backend starts: `xla_flags` first in XLA_FLAGS, so that the user's own come after them and win."""
+    if xla_flags:
+        os.environ["XLA_FLAGS"] = f"{xla_flags} {os.environ.get('XLA_FLAGS', '')}".strip()
+
+
+def initialize(*, xla_flags: str, compilation_cache_dir: str, num_processes: int, coordinator_address: str,
+               process_id: int) -> None:
+    """The platform, the compilation cache and XLA flags, then `jax.distributed.initialize` unless the run is
+    one process (the distributed section: 0, "" and -1 are detected by JAX on TPU VMs, SLURM and Open MPI)."""
     use_cpu_without_accelerators()
-    if config.compilation_cache_dir:
-        jax.config.update("jax_compilation_cache_dir", os.path.expanduser(config.compilation_cache_dir))
-    if config.xla_flags:  # the user's own XLA_FLAGS come last, so they win
-        os.environ["XLA_FLAGS"] = f"{config.xla_flags} {os.environ.get('XLA_FLAGS', '')}".strip()
-    d = config.distributed
-    if d.num_processes == 1:
+    if compilation_cache_dir:
+        jax.config.update("jax_compilation_cache_dir", os.path.expanduser(compilation_cache_dir))
+    prepend_xla_flags(xla_flags)
+    if num_processes == 1:
         return
     # Cross-process collectives of the CPU backend (JAX's default; set so CPU runs do not depend on it).
     jax.config.update("jax_cpu_collectives_implementation", "gloo")
-    # Unset values (0, "", -1) are auto-detected by JAX on TPU VMs, SLURM and Open MPI.
-    jax.distributed.initialize(coordinator_address=d.coordinator_address or None,
-                               num_processes=d.num_processes or None,
-                               process_id=None if d.process_id < 0 else d.process_id)
+    jax.distributed.initialize(coordinator_address=coordinator_address or None, num_processes=num_processes or None,
+                               process_id=None if process_id < 0 else process_id)
     log.info("process %d of %d, %d local devices of %d", jax.process_index(), jax.process_count(),
              jax.local_device_count(), jax.device_count())
 

@@ -8,6 +8,7 @@ TensorBoard to purge the points past the resumed step, so no step is ever shown 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -223,10 +224,40 @@ class WandbWriter:
         self.run.finish()
 
 
-def wandb_writer(config, workdir: str | Path, enabled: bool = True) -> WandbWriter | None:
-    """The W&B writer config.log asks for (log.wandb, wandb_project, wandb_name, wandb_tags), or None;
-    only on the process that writes metrics (enabled)."""
-    if not (config.log.wandb and enabled):
+@dataclasses.dataclass(frozen=True)
+class LogSettings:
+    """The log section: TensorBoard, the progress bar, Weights & Biases."""
+
+    tensorboard: bool
+    progress: bool  # tqdm bars (the warm start's, the run's)
+    wandb: bool
+    wandb_project: str
+    wandb_name: str  # "" = the workdir's name
+    wandb_tags: str  # comma-separated
+
+
+def wandb_writer(log: LogSettings, run_config: dict[str, Any], workdir: str | Path,
+                 enabled: bool = True) -> WandbWriter | None:
+    """The W&B writer the log section asks for, or None; only on the process that writes metrics (enabled)."""
+    if not (log.wandb and enabled):
         return None
-    tags = [t.strip() for t in config.log.wandb_tags.split(",") if t.strip()]
-    return WandbWriter(workdir, config.to_dict(), config.log.wandb_project, config.log.wandb_name, tags)
+    tags = [t.strip() for t in log.wandb_tags.split(",") if t.strip()]
+    return WandbWriter(workdir, run_config, log.wandb_project, log.wandb_name, tags)
+
+
+class StepLog:
+    """The per-step metrics hook: each step's record (metrics.jsonl, TensorBoard, W&B) and the progress bar,
+    which opens at the first step logged and closes at the run's last."""
+
+    def __init__(self, writer: MetricsWriter, steps: int, progress: bool):
+        self.writer, self.steps, self.progress = writer, steps, progress
+        self.bar: Progress | None = None
+
+    def __call__(self, info) -> None:
+        """info: the trainer's StepInfo (step, metrics, last)."""
+        if self.bar is None:
+            self.bar = self.writer.progress(info.step - 1, self.steps, enabled=self.progress)
+        self.writer.write(info.step, info.metrics)
+        self.bar.update(info.step, info.metrics)
+        if info.last:
+            self.bar.close()

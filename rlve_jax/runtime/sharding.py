@@ -8,6 +8,7 @@ rule set serves every model size and mesh shape.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from typing import Any
@@ -61,41 +62,57 @@ def split_devices(devices: list, rollout_devices: int) -> tuple[list, list]:
     return devices[:len(devices) - rollout_devices], devices[len(devices) - rollout_devices:]
 
 
-def make_meshes(data: int, fsdp: int, tensor: int, sampler_tensor: int, rollout_devices: int = 0,
-                devices=None) -> tuple[Mesh, Mesh]:
-    """(training mesh, sampler mesh) of the mesh config section's sizes. rollout_devices = 0: the training mesh
-    spans every device and each process samples on its own share of it (`sampler_mesh`); > 0: two disjoint
-    sub-meshes, training on the first devices, sampling on a (1, rollout_devices / tensor, tensor) mesh of the
-    last ones (one-step-off-policy training, rlve_jax/rl/async_collector.py)."""
+@dataclasses.dataclass(frozen=True)
+class MeshSettings:
+    """The mesh section: the training mesh's axes over every process's devices, each process's sampler."""
+
+    data: int
+    fsdp: int  # -1: the remaining devices
+    tensor: int
+    sampler_tensor: int  # each process's sampler mesh's tensor axis; 0: `tensor`
+    rollout_devices: int  # > 0: the last N devices sample on a mesh of their own, the others train
+
+
+def meshes(settings: MeshSettings, devices=None) -> tuple[Mesh, Mesh]:
+    """(training mesh, sampler mesh) of the mesh section: the one place they are built. rollout_devices = 0: the
+    training mesh spans every device (`devices`: a TPU slice's, compiled for from this host) and each process
+    samples on its own share of it (`sampler_mesh`); > 0: two disjoint sub-meshes, training on the first devices,
+    sampling on a (1, rollout_devices / tensor, tensor) mesh of the last ones (one-step-off-policy training,
+    rlve_jax/rl/async_collector.py)."""
+    process = None if devices is None else devices[0].process_index  # a slice's first host, or this process
     devices = list(jax.devices() if devices is None else devices)
+    tensor = settings.sampler_tensor or settings.tensor
+    rollout_devices = settings.rollout_devices
     train, rollout = split_devices(devices, rollout_devices)
     try:
-        mesh = make_mesh(data, fsdp, tensor, devices=train)
+        mesh = make_mesh(settings.data, settings.fsdp, settings.tensor, devices=train)
     except ValueError as error:
         raise ValueError(f"{error}{' left for training by mesh.rollout_devices' if rollout_devices else ''}") \
             from None
     if not rollout_devices:
-        return mesh, sampler_mesh(mesh, sampler_tensor)
-    if rollout_devices % sampler_tensor:
-        raise ValueError(f"mesh.sampler_tensor={sampler_tensor} (0: mesh.tensor) must divide "
+        return mesh, sampler_mesh(mesh, tensor, process)
+    if rollout_devices % tensor:
+        raise ValueError(f"mesh.sampler_tensor={tensor} (0: mesh.tensor) must divide "
                          f"mesh.rollout_devices={rollout_devices}")
-    grid = np.asarray(rollout, dtype=object).reshape(1, -1, sampler_tensor)
+    grid = np.asarray(rollout, dtype=object).reshape(1, -1, tensor)
     return mesh, Mesh(grid, AXES, axis_types=(AxisType.Auto,) * len(AXES))
 
 
-def sampler_mesh(mesh: Mesh, tensor: int) -> Mesh:
-    """This process's devices of the training mesh as its sampler's (1, n / tensor, tensor) mesh.
+def sampler_mesh(mesh: Mesh, tensor: int, process: int | None = None) -> Mesh:
+    """One process's devices of the training mesh as its sampler's (1, n / tensor, tensor) mesh (`process`: this
+    one; a TPU slice compiled for from this host: its first).
 
     Each process's devices must be one contiguous block of the training mesh (as in jax.devices(),
     which lists them process by process), with the training mesh's tensor groups inside the blocks.
     """
-    blocks = mesh.devices.reshape(jax.process_count(), -1)  # [P, devices per process]
+    process = jax.process_index() if process is None else process
+    blocks = mesh.devices.reshape(len({d.process_index for d in mesh.devices.flat}), -1)  # [P, devices per process]
     if any(len({d.process_index for d in block}) > 1 for block in blocks):
         raise ValueError("each process's devices must be one contiguous block of the mesh")
     for name, size in (("mesh.tensor", mesh.shape["tensor"]), ("mesh.sampler_tensor", tensor)):
         if blocks.shape[1] % size:
             raise ValueError(f"{name}={size} must divide the {blocks.shape[1]} devices of each process")
-    own = next(block for block in blocks if block[0].process_index == jax.process_index())
+    own = next(block for block in blocks if block[0].process_index == process)
     return Mesh(own.reshape(1, -1, tensor), AXES, axis_types=(AxisType.Auto,) * len(AXES))
 
 
