@@ -18,6 +18,8 @@ def get_config():
     config.steps = 200
     config.env.collection = "Sorting"
     config.env.reward_key = "accuracy"
+    config.rollout.samples_per_prompt = 8
+    config.scheduler.min_prompts = 4  # the paper's rule over 4 x 8 = 32 rollouts at h
     config.rollout.max_rounds = 4  # dynamic sampling: up to 4 x 16 prompts drawn to find informative groups
     config.rollout.max_response_tokens = 40  # level 7: 10 numbers, ~25 tokens
     config.loss.shaping = "overlong"  # DAPO's penalty over the last 8 tokens: keeps the stop token under RL
