@@ -42,8 +42,8 @@ def test_plan_parts_and_totals(tiny_plan):
     parts = {what: size for _, what, size, _ in tiny_plan.parts}
     assert parts["activations + temporaries"] > 0 and parts["prefill temporaries"] > 0
     assert parts["decode temporaries"] > 0
-    # micro preset: 4 x 128 x 2 layers x 32 dims of f32 KV per token; 8 prompts x 8 samples x (128 + 16) tokens
-    assert parts["KV cache"] == 16 * 8 * (128 + 16) * 2 * 2 * 2 * 32 * 4 // 8
+    # micro preset: 2 layers x (K, V) x 2 heads x 32 dims of f32 KV per token; 16 prompts x 16 samples x (128 + 16)
+    assert parts["KV cache"] == 16 * 16 * (128 + 16) * 2 * 2 * 2 * 32 * 4 // 8
     resident = parts["parameters (training, sharded)"] + parts["optimizer state"]
     assert tiny_plan.resident == resident and parts["process baseline"] > 100e6 / 8  # the CPU process's RSS / 8
     totals = tiny_plan.totals
