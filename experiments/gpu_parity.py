@@ -50,8 +50,8 @@ def training_case(impl: str, dtype, B=2, T=1024, N=8, K=2, H=128):
 def decode_case(B=16, N=12, K=2, S=4096, H=128):
     keys = jax.random.split(jax.random.key(1), 3)
     q = jax.random.normal(keys[0], (B, N, H), jnp.float32)
-    k = jax.random.normal(keys[1], (B, K, S, H), jnp.float32)
-    v = jax.random.normal(keys[2], (B, K, S, H), jnp.float32)
+    k = jax.random.normal(keys[1], (B, S, K, H), jnp.float32)
+    v = jax.random.normal(keys[2], (B, S, K, H), jnp.float32)
     lengths = jnp.asarray(np.random.default_rng(0).integers(1, S + 1, B), jnp.int32)
     ref = decode_attention.decode_attention(q, k, v, lengths, impl="blockwise")
     return max_diff(decode_attention.decode_attention(q, k, v, lengths, impl="pallas_gpu"), ref)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import ml_collections
 
+from rlve_jax.gym.scheduler import ESTIMATING_KINDS
 from rlve_jax.gym.scheduler import KINDS as SCHEDULER_KINDS
 from rlve_jax.gym.scheduler import PAPER as PAPER_SCHEDULER
 
@@ -97,18 +98,27 @@ def base_config() -> ml_collections.ConfigDict:
     # "continuous" (rlve_jax/generation/engine.py: decode slots refilled as rows finish, attention over live lengths) or
     # "static" (sampler.generate: chunks decoded until their longest row stops). Same tokens for the same keys.
     c.rollout.engine = "continuous"
-    c.rollout.segment_steps = 16  # continuous: decode steps per jitted segment (finished rows are replaced between)
-    # Partial rollouts (continuous engine, one process): once a round's completed groups fill the step's batch,
-    # decoding stops and the unfinished groups are carried into the next step (tokens, sampler logprobs and
-    # each token's policy version kept; TIS corrects with those logprobs); they are in the checkpoint.
+    # continuous: decode steps per jitted segment (finished rows are replaced between); partial rollouts: a round's
+    # first decoding phase, in tokens per row (each later phase decodes as many again as all before it)
+    c.rollout.segment_steps = 16
+    # Partial rollouts (continuous engine): rows decode as if one token per row at a time; at the length where the
+    # round's completed groups (every process's) fill the step's batch, decoding stops and the unfinished groups
+    # are carried into the next step by the process that holds them (tokens, sampler logprobs and each token's
+    # policy version kept; TIS corrects with those logprobs); every process's are in the checkpoint.
     c.rollout.partial_rollouts = True
     # KV-cache tokens held at once (continuous: slots + one prefill batch; static: per chunk). 0 = continuous:
     # the sampler devices' free memory after parameters and optimizer state (CPU: 1 GiB); static: one chunk.
     c.rollout.cache_budget_tokens = 0
+    # Dynamic sampling's budget steered by the scheduler's estimate (scheduler.kind learnability or thompson): each
+    # round draws only as many problems as it expects to fill the batch with informative groups, at most
+    # oversample_prompts. False: every round draws oversample_prompts (the paper's plain budget).
+    c.rollout.steered_oversampling = False
 
-    # The paper's values are the gym's (rlve_jax/gym/scheduler.py SchedulerSettings).
+    # The paper's values (and the other curricula's defaults) are the gym's (rlve_jax/gym/scheduler SchedulerSettings).
     c.scheduler = ml_collections.ConfigDict()
-    c.scheduler.kind = PAPER_SCHEDULER.kind  # "adaptive" (RLVE) or "static" (the paper's baseline)
+    # The curriculum (rlve_jax/gym/scheduler, README "Curricula"): "adaptive" (RLVE), "static" (the paper's
+    # baseline), "learnability" (levels in proportion to p(1 - p)), "thompson" (Thompson sampling on informative groups)
+    c.scheduler.kind = PAPER_SCHEDULER.kind
     c.scheduler.initial_difficulty = PAPER_SCHEDULER.initial_difficulty
     c.scheduler.window = PAPER_SCHEDULER.window  # levels drawn from [max(0, h - window + 1), h]
     c.scheduler.promote_threshold = PAPER_SCHEDULER.promote_threshold  # accuracy at level h needed to move h up
@@ -116,6 +126,12 @@ def base_config() -> ml_collections.ConfigDict:
     c.scheduler.min_prompts = PAPER_SCHEDULER.min_samples // c.rollout.samples_per_prompt
     c.scheduler.static_lo = PAPER_SCHEDULER.static_lo  # the static baseline's level range
     c.scheduler.static_hi = PAPER_SCHEDULER.static_hi
+    # learnability and thompson (rlve_jax/gym/scheduler/cells.py): the environment uniform, the level chosen among
+    # its cells, levels 0..min(top level, max_level), from evidence decayed per step and a prior at even odds
+    c.scheduler.max_level = PAPER_SCHEDULER.max_level
+    c.scheduler.decay = PAPER_SCHEDULER.decay  # evidence kept per step: about 1 / (1 - decay) steps' worth
+    c.scheduler.prior_count = PAPER_SCHEDULER.prior_count  # pseudo-observations at even odds per cell
+    c.scheduler.explore = PAPER_SCHEDULER.explore  # learnability: the share of draws spread evenly over the cells
 
     # The RL algorithm's named parts (docs/algorithms.md: each name, its paper, its keys); the defaults are the
     # paper's: GRPO advantages, DAPO's token-level clip-higher loss averaged per sequence, token-level TIS.
@@ -175,9 +191,9 @@ def base_config() -> ml_collections.ConfigDict:
     c.mesh.fsdp = -1  # -1 = all remaining devices
     c.mesh.tensor = 1  # must divide each process's device count
     c.mesh.sampler_tensor = 0  # tensor-parallel size of each process's sampler mesh; 0 = mesh.tensor
-    # > 0: the last N devices generate the rollouts (a sampler mesh of their own) and the others train (data x
-    # fsdp x tensor of them), and step k+1's rollouts are generated while update k runs (train.max_staleness;
-    # one process; README "One-step-off-policy training"). 0 = every device does both, in turn (synchronous).
+    # > 0: each process's last N devices generate its rollouts (a sampler mesh of their own) and every process's
+    # others train (data x fsdp x tensor of them), and step k+1's rollouts are generated while update k runs
+    # (train.max_staleness; README "One-step-off-policy training"). 0 = every device does both, in turn.
     c.mesh.rollout_devices = 0
     # Memory per device (GB) the planner (rlve_jax/plan.py) and the trainer's start-up check hold a config
     # to; 0 = the device's own (memory_stats) where known, else no limit.
@@ -434,6 +450,8 @@ DOMAINS: dict[str, Domain] = {
     "scheduler.kind": choice(*SCHEDULER_KINDS), "scheduler.initial_difficulty": integer(0),
     "scheduler.window": integer(1), "scheduler.promote_threshold": PROBABILITY, "scheduler.min_prompts": integer(1),
     "scheduler.static_lo": integer(0), "scheduler.static_hi": integer(0),
+    "scheduler.max_level": integer(0), "scheduler.decay": PROBABILITY,
+    "scheduler.prior_count": number(0.0, lo_open=True), "scheduler.explore": number(0.0, 1.0, hi_open=True),
     "rollout.prompts_per_step": integer(1), "rollout.samples_per_prompt": integer(1),
     "rollout.oversample_prompts": integer(1), "rollout.max_rounds": integer(1),
     "rollout.group_filter": registered("rlve_jax.rl.filters", "GROUP_FILTERS"),
@@ -441,7 +459,7 @@ DOMAINS: dict[str, Domain] = {
     "rollout.temperature": number(0.0), "rollout.top_p": PROBABILITY, "rollout.top_k": integer(1, also=(-1,)),
     "rollout.cache_budget_tokens": integer(0),
     "rollout.engine": registered("rlve_jax.generation.generator", "ENGINES"),
-    "rollout.segment_steps": integer(1), "rollout.partial_rollouts": BOOL,
+    "rollout.segment_steps": integer(1), "rollout.partial_rollouts": BOOL, "rollout.steered_oversampling": BOOL,
     "loss.name": registered("rlve_jax.rl.losses", "POLICY_LOSSES"),
     "loss.advantage": registered("rlve_jax.rl.advantages", "ADVANTAGES"),
     "loss.aggregation": registered("rlve_jax.rl.losses", "AGGREGATIONS"),
@@ -505,6 +523,11 @@ def _relations(c: ml_collections.ConfigDict) -> list[str]:
     if c.scheduler.static_lo > c.scheduler.static_hi:
         problems.append(f"scheduler.static_lo={c.scheduler.static_lo} must be <= "
                         f"scheduler.static_hi={c.scheduler.static_hi}")
+    if c.rollout.steered_oversampling and (c.scheduler.kind not in ESTIMATING_KINDS
+                                           or c.rollout.group_filter != "informative"):
+        problems.append(f"rollout.steered_oversampling=True needs a scheduler that estimates informative groups, "
+                        f"scheduler.kind in {ESTIMATING_KINDS} (got {c.scheduler.kind!r}), and "
+                        f"rollout.group_filter='informative' (got {c.rollout.group_filter!r})")
     if c.loss.shaping == "overlong" and c.loss.overlong_buffer >= c.rollout.max_response_tokens:
         problems.append(f"loss.overlong_buffer={c.loss.overlong_buffer} must be below "
                         f"rollout.max_response_tokens={c.rollout.max_response_tokens} (loss.shaping='overlong')")
@@ -513,12 +536,6 @@ def _relations(c: ml_collections.ConfigDict) -> list[str]:
     if c.loss.entropy_control == "clip_cov" and c.loss.clip_cov_low >= c.loss.clip_cov_high:
         problems.append(f"loss.clip_cov_low={c.loss.clip_cov_low:g} must be below "
                         f"loss.clip_cov_high={c.loss.clip_cov_high:g}")
-    if c.model.lora.rank and c.mode == "train" and c.warm_start.steps:
-        problems.append(f"warm_start.steps={c.warm_start.steps} trains every weight: pass warm_start.steps=0 with "
-                        f"model.lora.rank={c.model.lora.rank} (LoRA trains the adapters only)")
-    if c.mesh.rollout_devices and c.distributed.num_processes != 1:
-        problems.append(f"mesh.rollout_devices={c.mesh.rollout_devices} runs on one process: set "
-                        "distributed.num_processes=1 (or mesh.rollout_devices=0)")
     if [c.mesh.data, c.mesh.fsdp, c.mesh.tensor].count(-1) > 1:
         problems.append("at most one of mesh.data, mesh.fsdp, mesh.tensor may be -1 (the remaining devices)")
     return problems or _environment_problems(c)

@@ -12,11 +12,14 @@ the process baseline, parameters, optimizer state, gradients, activations and te
 device limit (mesh.device_memory_gb, or the allocator's own), 2 with one line for a config error.
 
 The peak is the largest of the phases, each on top of what stays resident (the process baseline, the training
-parameters and optimizer state): the train step (gradient accumulator, the step's batch, its temporaries), the
-rollout (the sampler's parameter copy, the KV cache, the outputs, the larger of prefill's and decode's
-temporaries) and the evaluation (the same at the eval section's lengths and batch). The engine frees its slot
-cache when a collection ends, the sampler's copy lives for one collection and the train step's buffers for one
-step: the phases do not overlap.
+parameters and optimizer state): the train step (gradient accumulator, the step's batch, the old logprobs of
+train.steps_per_rollout > 1, its temporaries), the rollout (the sampler's parameter copy, the KV cache, the
+outputs, the larger of prefill's and decode's temporaries) and the evaluation (the same at the eval section's
+lengths and batch, its prompts as long as the eval set's longest). The engine frees its slot cache when a
+collection ends, the sampler's copy lives for one collection and the train step's buffers for one step: the
+phases do not overlap. With split meshes (mesh.rollout_devices > 0) they run on different devices: the train
+step on the training devices over their resident state, the rollout and the evaluation on each process's
+rollout devices over what stays there (a LoRA run's base weights).
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ import dataclasses
 import logging
 import math
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import jax
+import jax.numpy as jnp
 import ml_collections
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
@@ -39,6 +44,7 @@ from rlve_jax.defaults import settings
 from rlve_jax.evaluation import evaluate
 from rlve_jax.generation import engine, sampler
 from rlve_jax.gym import registry
+from rlve_jax.gym.prompts import PromptFormat
 from rlve_jax.models import attention, decode_attention, lora as lora_lib
 from rlve_jax.models.model import ModelConfig
 from rlve_jax.models.policy import model_config_of, policy_shape
@@ -53,7 +59,9 @@ DEFAULT_SHAPE = "r1-distill-qwen-1.5b"  # the paper's model, when the config nam
 PROMPT_TOKENS = 2048  # the prompt length planned for when rollout.max_prompt_tokens is 0 (no limit)
 GB = memory.GB
 PHASES = ("train", "rollout", "eval")
-SHARED = ("baseline", "resident")  # held through every phase
+SHARED = ("baseline", "resident")  # held through every phase (the training devices' with split meshes)
+SPLIT_SHARED = ("baseline", "sampler")  # split meshes: held through the rollout devices' phases
+REFUSED = "DOES NOT COMPILE: "  # the detail of a part whose program the compiler refused (out of device memory)
 
 
 @dataclasses.dataclass
@@ -65,13 +73,18 @@ class Plan:
     parts: list[tuple[str, str, int, str]]  # (phase, what, bytes per device, detail)
     limit: float | None  # bytes; None: unknown (no check)
     sizes: dict[str, int] = dataclasses.field(default_factory=dict)  # e.g. "rollout slots": the engine's
+    split: bool = False  # rollouts and evaluation on rollout devices of their own (mesh.rollout_devices > 0)
+
+    def shared(self, phase: str) -> tuple[str, ...]:
+        """The parts held on the devices a phase runs on, through it."""
+        return SPLIT_SHARED if self.split and phase != "train" else SHARED
 
     def phase_total(self, phase: str) -> int:
         """Shared parts + the phase's parts, of which the temporaries count as their largest (one program
         runs at a time)."""
         own = [(what, size) for p, what, size, _ in self.parts if p == phase]
         temporaries = [size for what, size in own if what.endswith("temporaries")]
-        return (sum(size for p, _, size, _ in self.parts if p in SHARED)
+        return (sum(size for p, _, size, _ in self.parts if p in self.shared(phase))
                 + sum(size for what, size in own if not what.endswith("temporaries")) + max(temporaries, default=0))
 
     @property
@@ -89,10 +102,13 @@ class Plan:
 
     def over(self) -> str | None:
         """The one-line reason the plan does not fit, or None."""
+        refused = next((detail for *_, detail in self.parts if detail.startswith(REFUSED)), None)
+        if refused is not None:
+            return refused[len(REFUSED):]
         if self.limit is None or self.total <= self.limit:
             return None
         phase = max(self.totals, key=self.totals.get)
-        biggest = max((p for p in self.parts if p[0] in (phase, *SHARED)), key=lambda p: p[2])
+        biggest = max((p for p in self.parts if p[0] in (phase, *self.shared(phase))), key=lambda p: p[2])
         return (f"{self.total / GB:.1f} GB per device ({'train step' if phase == 'train' else phase}) exceeds "
                 f"the device limit {self.limit / GB:g} GB (mesh.device_memory_gb, or the allocator's); largest "
                 f"part: {biggest[1]} {biggest[2] / GB:.1f} GB ({biggest[3]})")
@@ -114,10 +130,11 @@ class Plan:
 # Shapes
 
 
-def model_config_for(config: ml_collections.ConfigDict) -> tuple[ModelConfig, str]:
+def model_config_for(config: ml_collections.ConfigDict) -> tuple[ModelConfig, str, PromptFormat | None]:
     """The model shape main would build (models/policy.py's policy_shape: the tokenizer sizes a preset; a tiny
-    tokenizer is built in a temporary directory), and where it came from. A config that names no tokenizer gets
-    the preset's own vocabulary, one that names no model the paper's (DEFAULT_SHAPE)."""
+    tokenizer is built in a temporary directory), where it came from, and the prompt format (None without a
+    tokenizer). A config that names no tokenizer gets the preset's own vocabulary, one that names no model the
+    paper's (DEFAULT_SHAPE)."""
     s = settings(config)
     model = s.model
     if not model.path and not model.preset:
@@ -127,41 +144,59 @@ def model_config_for(config: ml_collections.ConfigDict) -> tuple[ModelConfig, st
     else:
         source = f"{model.path}/config.json" if model.path else f"preset {model.preset}"
     if not (s.tokenizer.path or model.path):
-        return model_config_of(model, None), f"{source}, its own vocabulary (the config names no tokenizer)"
+        return model_config_of(model, None), f"{source}, its own vocabulary (the config names no tokenizer)", None
     with tempfile.TemporaryDirectory() as scratch:
-        tokenizer, _, cfg = policy_shape(model, s.tokenizer, env_names=registry.resolve(config.env.collection),
-                                         workdir=Path(scratch))
-    return cfg, f"{source}, the tokenizer's {tokenizer.vocab_size:,} tokens"
+        tokenizer, prompt_format, cfg = policy_shape(model, s.tokenizer, workdir=Path(scratch),
+                                                     env_names=registry.resolve(config.env.collection))
+    return cfg, f"{source}, the tokenizer's {tokenizer.vocab_size:,} tokens", prompt_format
 
 
 # ---------------------------------------------------------------------------
 # Compiling with abstract arrays
 
 
+class Refused(NamedTuple):
+    """A program the compiler refused for want of device memory (a TPU compile): what it said it needs."""
+
+    temp_bytes: int  # the temporaries it asked for (0 where the message names none)
+    reason: str  # one line
+
+
 def _compile(lowered, what: str):
-    """lowered.compile(); a compiler that runs out of device memory (a TPU compile) raises MemoryError with
-    its one-line reason."""
+    """lowered.compile(), or Refused when the compiler runs out of device memory (the plan goes on, and does not
+    fit)."""
     try:
         return lowered.compile()
     except jax.errors.JaxRuntimeError as error:
         if "RESOURCE_EXHAUSTED" not in str(error):
             raise
-        raise MemoryError(f"{what} does not compile: {' '.join(str(error).split())}") from None
+        asked = re.search(r"HLO temporaries \(([\d.]+)G\)", str(error))
+        return Refused(int(float(asked.group(1)) * 2**30) if asked else 0,
+                       f"{what} does not compile: {' '.join(str(error).split())}")
 
 
 def _bytes(compiled, kind: str = "temp") -> int:
-    """A compiled program's temporaries ("temp") or outputs ("output"), per device (0 where not reported)."""
+    """A compiled program's temporaries ("temp") or outputs ("output"), per device (0 where not reported; a
+    refused program's temporaries: what it asked for)."""
+    if isinstance(compiled, Refused):
+        return compiled.temp_bytes if kind == "temp" else 0
     stats = compiled.memory_analysis()
     return int(getattr(stats, f"{kind}_size_in_bytes")) if stats is not None else 0
 
 
+def _compiled(compiled, detail: str) -> str:
+    """A compiled part's detail (a refused program's: the compiler's reason)."""
+    return f"{REFUSED}{compiled.reason}" if isinstance(compiled, Refused) else f"compiled; {detail}"
+
+
 def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = None, title: str = "",
-         devices: list | None = None) -> Plan:
+         devices: list | None = None, prompt_format: PromptFormat | None = None) -> Plan:
     """Compile the config's train step and generation abstractly on this backend's devices, or on `devices`
-    (tpu_topology's: a TPU slice compiled for from this host), with no weights."""
+    (tpu_topology's: a TPU slice compiled for from this host), with no weights. `prompt_format` encodes the eval
+    set's prompts (None with model_config given: none known)."""
     notes = []
     if model_config is None:
-        model_config, source = model_config_for(config)
+        model_config, source, prompt_format = model_config_for(config)
         notes.append(f"model shape: {source}")
     mesh, sampler_mesh = sharding.meshes(settings(config).mesh, devices)
     device = mesh.devices.flat[0]
@@ -176,6 +211,10 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
     if device.platform == "cpu" and cfg.compute_dtype == "bfloat16":
         notes.append("the CPU compiler computes bf16 in f32 and updates caches out of place: its temporaries "
                      "are an upper bound of a GPU's (run the planner on the GPUs for theirs)")
+    split = bool(config.mesh.rollout_devices)
+    if split:
+        notes.append(f"split meshes: the train step on the {mesh.size} training devices, the rollout and the "
+                     f"evaluation on each process's {sampler_mesh.size} rollout devices (mesh.rollout_devices)")
     baseline, baseline_detail = memory.process_baseline(mesh)
     parts = [("baseline", "process baseline", baseline, baseline_detail)]
     if config.mode == "eval":  # evaluate.run: the parameters, no optimizer
@@ -185,11 +224,19 @@ def plan(config: ml_collections.ConfigDict, model_config: ModelConfig | None = N
                       f"{count(params) / 1e6:,.0f}M params"))
     else:
         parts += train_parts(config, cfg, mesh)
-    in_use = sum(size for phase, _, size, _ in parts if phase in SHARED)
+        if split and config.model.lora.rank:  # models/policy.py: the frozen base crosses once and stays
+            _, shapes, _ = lora_lib.abstract_model(cfg, settings(config).model.lora)
+            base = trainable.split_trainable(shapes)[1]
+            parts.append(("sampler", "base weights (frozen, a copy)", per_device_bytes(abstract(
+                base, sharding.state_shardings(base, sampler_mesh, fsdp=False))),
+                "LoRA: sent once; each step sends the adapters alone"))
+    in_use = sum(size for phase, _, size, _ in parts if phase in (SPLIT_SHARED if split else SHARED))
     sizes: dict[str, int] = {}
-    for phase, gen in generation_phases(config, mesh, sampler_mesh).items():
+    processes = len({d.process_index for d in mesh.devices.flat})
+    for phase, gen in generation_phases(config, processes, prompt_format, notes).items():
         parts += generation_parts(config, cfg, sampler_mesh, phase, gen, in_use, sizes)
-    return Plan(title or "memory plan", notes, parts, memory.device_limit(config.mesh.device_memory_gb, device), sizes)
+    return Plan(title or "memory plan", notes, parts, memory.device_limit(config.mesh.device_memory_gb, device), sizes,
+                split)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,22 +250,30 @@ class Generation:
     detail: str
 
 
-def generation_phases(config: ml_collections.ConfigDict, mesh, sampler_mesh) -> dict[str, Generation]:
+def generation_phases(config: ml_collections.ConfigDict, processes: int, prompt_format: PromptFormat | None,
+                      notes: list[str]) -> dict[str, Generation]:
     """The rollout (training) and the evaluation (in training when eval.every > 0, or mode "eval"), each
-    as its largest call: a round's prompts on one process, or eval.batch_prompts of the eval's samples."""
+    as its largest call: a round's prompts on one of `processes`, or eval.batch_prompts of the eval's samples, the
+    eval's prompts as long as its longest (encoded by prompt_format; without one, rollout.max_prompt_tokens's)."""
     r, e = config.rollout, config.eval
     prompt_tokens = r.max_prompt_tokens or PROMPT_TOKENS
     phases = {}
     if config.mode != "eval":
-        processes = 1 if config.mesh.rollout_devices else max(1, mesh.devices.size // sampler_mesh.devices.size)
         prompts = -(-r.oversample_prompts // processes)
         phases["rollout"] = Generation(prompts * r.samples_per_prompt, r.samples_per_prompt, prompt_tokens,
                                        r.max_response_tokens, f"{prompts} prompts x {r.samples_per_prompt}")
     if config.mode == "eval" or e.every > 0:
         samples = evaluate.eval_samples(e.suite, e.samples, e.benchmarks)
-        phases["eval"] = Generation(e.batch_prompts * samples, samples, prompt_tokens,
+        prompts = evaluate.planned_prompts(config)
+        if prompt_format is not None and prompts:
+            longest = max(len(prompt_format.encode(p)) for p in prompts)  # the eval engine's own sizing
+        else:
+            longest = prompt_tokens
+            notes.append(f"eval prompts planned at {longest} tokens (no tokenizer, or the code suite's own prompts)")
+        phases["eval"] = Generation(e.batch_prompts * samples, samples, longest,
                                     e.max_response_tokens or r.max_response_tokens,
-                                    f"eval.batch_prompts={e.batch_prompts} x {samples} samples")
+                                    f"eval.batch_prompts={e.batch_prompts} x {samples} samples, prompts up to "
+                                    f"{longest} tokens")
     return phases
 
 
@@ -291,6 +346,7 @@ def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> li
     with mesh_context(mesh):
         accumulate = _compile(step.accumulate.lower(step.params, step.acc, step.micro), "the train step")
     apply = _compile(step.apply.lower(step.params, step.opt_state, step.acc), "the optimizer update")
+    compiled = next((c for c in (accumulate, apply) if isinstance(c, Refused)), accumulate)
     adapters, base = trainable.split_trainable(step.params)
     if jax.tree.leaves(base):  # LoRA: frozen base weights, adapters with the optimizer state and gradients
         params = [("resident", "base weights (frozen, sharded)", per_device_bytes(base),
@@ -305,10 +361,29 @@ def train_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, mesh) -> li
         ("resident", "optimizer state", per_device_bytes(step.opt_state),
          "AdamW moments" + (" of the adapters" if jax.tree.leaves(base) else "")),
         ("train", "gradients (f32 accumulator)", per_device_bytes(step.acc), ""),
-        ("train", "activations + temporaries", max(_bytes(accumulate), _bytes(apply)), f"compiled; {step.detail}"),
+        ("train", "activations + temporaries", max(_bytes(accumulate), _bytes(apply)),
+         _compiled(compiled, step.detail)),
         ("train", "batch (staging + micro-batch)", per_device_bytes(step.staging) + per_device_bytes(step.micro),
          f"{step.staging.tokens.shape[0]} staged rows"),
+        *old_logprobs_parts(config, step),
     ]
+
+
+def old_logprobs_parts(config: ml_collections.ConfigDict, step: TrainStep) -> list[tuple[str, str, int, str]]:
+    """train.steps_per_rollout = mu > 1: the Learner computes the old logprobs of the later mini-batches' micro-
+    batches before its first optimizer step and holds them through the update: f32 [rows, length] each, split
+    over the batch axes, at most the largest micro-batch's length."""
+    learner = settings(config).learner
+    mu = learner.steps_per_rollout
+    if mu == 1:
+        return []
+    rows, length = step.micro.tokens.shape
+    later = (mu - 1) * learner.prompts_per_step * learner.group_size // mu
+    micro_batches = -(-later // rows)
+    held = micro_batches * per_device_bytes(jax.ShapeDtypeStruct((rows, length), jnp.float32,
+                                                                 sharding=step.micro.tokens.sharding))
+    return [("train", "old logprobs (steps_per_rollout > 1)", held,
+             f"{micro_batches} micro-batches of {rows} x {length} f32 (train.steps_per_rollout={mu})")]
 
 
 def static_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, graphdef, sampler_params, sampler_mesh,
@@ -329,9 +404,9 @@ def static_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, graphdef, 
     return [
         (phase, "KV cache", cache, f"{rows * (lp + gen.max_new_tokens):,} tokens x "
          f"{sampler.kv_bytes_per_token(cfg):,} B ({rows} rows x {lp + gen.max_new_tokens}; {source})"),
-        (phase, "output tokens + logprobs", outputs, "compiled"),
-        (phase, "chunk temporaries", max(0, temp - cache),
-         f"compiled; {prompts} prompts x {lp} then {gen.max_new_tokens} steps ({gen.detail}), cache excluded"),
+        (phase, "output tokens + logprobs", outputs, _compiled(chunk, "")),
+        (phase, "chunk temporaries", max(0, temp - cache), _compiled(
+            chunk, f"{prompts} prompts x {lp} then {gen.max_new_tokens} steps ({gen.detail}), cache excluded")),
     ]
 
 
@@ -346,8 +421,8 @@ def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, graphdef, 
     devices = sampler_mesh.devices.size
     budget, source = r.cache_budget_tokens or None, f"rollout.cache_budget_tokens={r.cache_budget_tokens}"
     if budget is None:  # the engine's own rule, on the memory this plan leaves free (none known: its CPU default)
-        free = None if limit is None else devices * engine.free_bytes(limit, in_use, 0)
-        budget = engine.default_budget_tokens(cfg, slot_len, free)
+        free = None if limit is None else engine.free_bytes(limit, in_use, 0)
+        budget = engine.default_budget_tokens(cfg, slot_len, free, sampler_mesh)
         source = ("the CPU default (no device memory known)" if free is None
                   else "from free memory (cache_budget_tokens=0)")
         if free is not None and budget < 2 * slot_len:  # no room: plan the smallest engine, which then does not fit
@@ -364,7 +439,8 @@ def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, graphdef, 
     sizes.update({f"{phase} slots": slots, f"{phase} slot length": slot_len,
                   f"{phase} cache bytes": eng.cache_bytes_for(slots), f"{phase} budget tokens": eng.budget_tokens})
     outputs = 2 * slots * r.segment_steps * 4 // devices
-    decode_temp, decode_detail = _bytes(decode), f"compiled; a segment of {r.segment_steps} steps over {slots} slots"
+    decode_temp = _bytes(decode)
+    decode_detail = _compiled(decode, f"a segment of {r.segment_steps} steps over {slots} slots")
     if sampler_mesh.devices.flat[0].platform == "cpu":  # CPU copies the cache each step: not a GPU's figure
         decode_temp = engine.LOGITS_COPIES * 4 * cfg.vocab_size * -(-slots // devices)
         decode_detail = (f"the engine's estimate ({engine.LOGITS_COPIES} f32 logits per slot; the CPU compiler's "
@@ -377,12 +453,13 @@ def engine_parts(config: ml_collections.ConfigDict, cfg: ModelConfig, graphdef, 
          f"one segment of {r.segment_steps} steps"),
         (phase, "prefill batch (KV + logits)", _bytes(prefill, "output"), f"{prefixes} prefixes x {length}, held while "
          "inserted"),
-        (phase, "prefill temporaries", _bytes(prefill), f"compiled; {prefixes} prefixes x {length}"),
+        (phase, "prefill temporaries", _bytes(prefill), _compiled(prefill, f"{prefixes} prefixes x {length}")),
         (phase, "decode temporaries", decode_temp, decode_detail),
     ]
 
 
-def check(config: ml_collections.ConfigDict, model_config: ModelConfig) -> Plan | None:
+def check(config: ml_collections.ConfigDict, model_config: ModelConfig,
+          prompt_format: PromptFormat | None = None) -> Plan | None:
     """The start-up check, before any weight is loaded (the builder's, evaluation's through main): a training
     run's batch layout on the mesh, then the memory plan, raising a one-line MemoryError when it does not fit.
     The plan is skipped (None) when no device memory is known (CPU without mesh.device_memory_gb)."""
@@ -392,7 +469,7 @@ def check(config: ml_collections.ConfigDict, model_config: ModelConfig) -> Plan 
         s.learner.largest_micro_batch(_longest(s), mesh.shape["data"] * mesh.shape["fsdp"])
     if memory.device_limit(config.mesh.device_memory_gb) is None:
         return None
-    result = plan(config, model_config, "memory plan at start-up")
+    result = plan(config, model_config, "memory plan at start-up", prompt_format=prompt_format)
     reason = result.over()
     if reason:
         raise MemoryError(f"{reason}; see python -m rlve_jax.plan")
@@ -426,14 +503,11 @@ def main(argv: list[str]) -> None:
         result = plan(config, title=f"memory plan per device: {flags.FLAGS['config'].config_filename}, "
                                     f"{config.rollout.max_response_tokens:,} response tokens{where}",
                       devices=memory.tpu_topology(topology) if topology else None)
-    except MemoryError as error:  # the compiler ran out of the device's memory (TPU compiles)
-        reason = str(error)
     except Exception as error:  # noqa: BLE001  (input errors become one line, others re-raise)
         exit_on_input_error(error, VERBOSE.value)
         raise
-    else:
-        print(result.table())
-        reason = result.over()
+    print(result.table())
+    reason = result.over()
     if reason:
         print(f"does not fit: {reason}", file=sys.stderr)
         raise SystemExit(1)

@@ -22,7 +22,7 @@ import jax
 from flax import nnx
 
 from rlve_jax.gym.pool import EnvPool, PoolStats
-from rlve_jax.gym.scheduler import AdaptiveScheduler
+from rlve_jax.gym.scheduler import Scheduler
 from rlve_jax.rl.collector import BatchSource, rollout_metrics
 from rlve_jax.rl.learner import Learner
 from rlve_jax.runtime import distributed, sharding
@@ -55,7 +55,7 @@ class Hook:
 class Trainer:
     """Runs the loop over wired parts: the batch source, the scheduler, the learner (which owns the train state)."""
 
-    def __init__(self, *, env_names: Sequence[str], scheduler: AdaptiveScheduler, pool: EnvPool, batches: BatchSource,
+    def __init__(self, *, env_names: Sequence[str], scheduler: Scheduler, pool: EnvPool, batches: BatchSource,
                  learner: Learner, checkpointer: Checkpointer, metrics: MetricsWriter, workdir: Path, steps: int,
                  run_config: dict[str, Any], warm_start: Callable[[Any], Any] | None = None):
         self.env_names, self.scheduler, self.pool, self.batches = list(env_names), scheduler, pool, batches
@@ -99,7 +99,7 @@ class Trainer:
             params = self.policy.params  # the weights the policy was built with, warm-started
             self.learner.start(params if self.warm_start is None else self.warm_start(params))
             self.save()
-            self.metrics.write(0, {f"difficulty/{env}": h for env, h in self.scheduler.upper.items()})
+            self.metrics.write(0, {f"difficulty/{env}": h for env, h in self.scheduler.levels().items()})
             return
         self.learner.state, meta = self.checkpointer.restore(latest, self.learner.state)
         self.scheduler.load_state_dict(meta["scheduler"])
@@ -117,7 +117,7 @@ class Trainer:
         train_start = time.perf_counter()
         metrics.update(self.learner.update(collection))
         metrics["time/train"] = time.perf_counter() - train_start
-        metrics.update({f"difficulty/{env}": h for env, h in self.scheduler.upper.items()})
+        metrics.update({f"difficulty/{env}": h for env, h in self.scheduler.levels().items()})
         metrics["scheduler/promotions"] = len(promoted)
         self.prefetch(step + 1)  # ... or with the new ones (rl/async_collector.py: train.max_staleness)
         metrics.update(self.batches.seconds())
@@ -154,15 +154,16 @@ class Trainer:
             part.close()
 
 
-def report(workdir: Path, env_names: Sequence[str], scheduler: AdaptiveScheduler, metrics: MetricsWriter) -> None:
-    """The final table of each environment's level h and recent accuracy; the plots."""
+def report(workdir: Path, env_names: Sequence[str], scheduler: Scheduler, metrics: MetricsWriter) -> None:
+    """The final table of each environment's level (h; the expected level for learnability, thompson) and recent
+    accuracy; the plots."""
     from rlve_jax import plot
 
-    recent = metrics.recent_accuracy()
+    recent, levels = metrics.recent_accuracy(), scheduler.levels()
     lines = [f"{'environment':40s} {'h':>3s} {'accuracy (last steps)':>22s}"]
     for env in env_names:
         acc = recent.get(env)
-        lines.append(f"{env:40s} {scheduler.upper[env]:3d} {'-' if acc is None else f'{acc:.3f}':>22s}")
+        lines.append(f"{env:40s} {levels[env]:3g} {'-' if acc is None else f'{acc:.3f}':>22s}")
     table = "\n".join(lines)
     print(table)
     (workdir / "final_levels.txt").write_text(table + "\n")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rlve_jax import defaults
-from rlve_jax.rl.async_collector import collection_from_dict, collection_to_dict
+from rlve_jax.rl.async_collector import collection_from_arrays, collection_to_arrays
 from rlve_jax.runtime import sharding
 
 REPO = Path(__file__).resolve().parents[1]
@@ -82,12 +82,23 @@ def test_resume_trains_on_the_checkpointed_batch_ahead(runs):
         np.testing.assert_array_equal(a, b)
 
 
-def test_a_collection_survives_its_json_exactly(runs):
-    meta = json.loads((runs / "stale1" / "checkpoints" / str(STEPS - 1) / "meta" / "metadata").read_text())
-    saved = meta["collector"]["ahead"]["collection"]
-    collection = collection_from_dict(saved)
+def test_the_batch_ahead_is_saved_as_arrays_and_survives_them_exactly(runs):
+    from rlve_jax.runtime.checkpoint import ARRAY, Checkpointer
+
+    checkpointer = Checkpointer(runs / "stale1")
+    record = checkpointer.restore_meta(STEPS - 1)
+    assert ARRAY in record["collector"]["ahead"]["groups"]["tokens"]["values"]  # an orbax array, not JSON
+    saved = checkpointer.restore_meta(STEPS - 1, arrays=True)["collector"]["ahead"]
+    checkpointer.close()
+    collection = collection_from_arrays(saved)
     assert collection.records.reward.dtype == np.float64 and collection.mine[0].sampler_logprobs[0].dtype == np.float32
-    assert collection_to_dict(collection) == saved
+    again = collection_to_arrays(collection)
+    for name in ("tokens", "logprobs", "prompt", "header"):
+        for part in ("values", "lengths"):
+            np.testing.assert_array_equal(again["groups"][name][part], saved["groups"][name][part])
+            assert again["groups"][name][part].dtype == saved["groups"][name][part].dtype
+    assert {k: v.tolist() for k, v in again["records"].items()} == {k: v.tolist() for k, v in saved["records"].items()}
+    assert again["stats"] == saved["stats"] and again["kept"].tolist() == saved["kept"].tolist()
 
 
 def mesh_error(**mesh) -> str:
@@ -106,14 +117,13 @@ def test_split_meshes_and_their_one_line_errors():
     assert list(train.devices.flat) == jax.devices()[:6] and list(rollout.devices.flat) == jax.devices()[6:]
     messages = [mesh_error(rollout_devices=8), mesh_error(rollout_devices=9), mesh_error(fsdp=4),
                 mesh_error(tensor=4), mesh_error(sampler_tensor=4)]
-    assert "leaves no training device: there are 8 devices" in messages[0]
+    assert "leaves no training device: each process has 8 devices" in messages[0]
     assert "does not use all 6 devices left for training by mesh.rollout_devices" in messages[2]
     assert "mesh.sampler_tensor=4 (0: mesh.tensor) must divide mesh.rollout_devices=2" in messages[4]
     assert all("\n" not in m for m in messages)
     c = defaults.base_config()
     c.mesh.rollout_devices, c.distributed.num_processes = 2, 2
-    with pytest.raises(defaults.ConfigError, match="mesh.rollout_devices=2 runs on one process"):
-        defaults.validate(c)
-    c.distributed.num_processes, c.train.max_staleness = 1, 2
+    defaults.validate(c)  # each process's last 2 devices generate (tests/test_distributed.py runs it)
+    c.train.max_staleness = 2
     with pytest.raises(defaults.ConfigError, match=r"train.max_staleness=2 must be an int >= 0 <= 1"):
         defaults.validate(c)

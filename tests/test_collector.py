@@ -80,8 +80,8 @@ def fake_policy():
 
 def collector(pool=None, generator=None, **settings) -> Collector:
     values = {**dict(sampling=SamplingSettings(G, 4), prompts_per_step=3, oversample_prompts=4, max_rounds=8,
-                     group_filter="informative", partial_rollouts=False, reward_key="reward", max_failure_share=0.5,
-                     seed=0), **settings}
+                     group_filter="informative", partial_rollouts=False, segment_steps=16, reward_key="reward",
+                     max_failure_share=0.5, seed=0), **settings}
     return Collector(fake_policy(), pool or FakePool(), AdaptiveScheduler(["A"], seed=0), generator or FakeGenerator(),
                      env_names=["A"], settings=CollectorSettings(**values))
 
@@ -147,10 +147,92 @@ def test_the_collector_as_a_batch_source_collects_when_taken_and_carries_nothing
     batches = collector()
     batches.ahead(1, "params", version=0)  # nothing runs ahead
     batches.settle()
-    assert batches.seconds() == {} and batches.state_dict() == {"carried": []}
+    state = batches.state_dict()
+    assert batches.seconds() == {} and state["processes"] == 1 and not len(state["carried_owner"])
     first, second = batches.take(0, "params"), batches.take(1, "params")
     assert seeds(second)[0] == seeds(first)[-1] + 1 == 8  # the scheduler's draws go on where the last step stopped
     assert [seeds(second)[i] for i in second.kept] == [10, 13, 16]
+
+
+class FakeResumable:
+    """Rows of a problem answer right or wrong as FakeGenerator's, and are as long as its seed (capped at the row
+    limit) plus the row's index: each run decodes every row at most `steps` more tokens."""
+
+    resumable, peak_cache_bytes = True, 1024
+
+    def __init__(self):
+        self.runs = []
+
+    def run(self, model, rows, key, *, steps=None, version=0):
+        self.runs.append(steps)
+        for row in rows:
+            seed, g = row.prompt[0], row.row_id % G
+            right = seed % 3 == 2 or (informative_seed(seed) and g % 2 == 0)
+            length = min(1 + seed % 5 + g, row.max_new_tokens)
+            while len(row.tokens) < min(length, len(row.tokens) + steps):
+                row.tokens.append(RIGHT if right else WRONG)
+                row.logprobs.append(-0.5)
+                row.versions.append(version)
+            row.finished = len(row.tokens) == length
+            row.done = row.finished or len(row.tokens) == row.max_new_tokens
+        return rows
+
+
+def partial_collector(segment_steps: int) -> Collector:
+    return collector(generator=FakeResumable(), partial_rollouts=True, segment_steps=segment_steps,
+                     sampling=SamplingSettings(G, 8), prompts_per_step=2, oversample_prompts=6)
+
+
+def carried_state(batches: Collector) -> list[tuple]:
+    return [(g.problem.seed, g.draw, [(r.tokens, r.versions, r.done) for r in g.rows]) for g in batches.carried]
+
+
+def test_partial_rollouts_stop_at_the_length_where_the_kept_groups_complete_whatever_the_phases():
+    """A round decodes as if in lockstep: it stops at the least length by which prompts_per_step kept groups are
+    complete; longer groups are carried, their rows cut back to that length. Decoding phases of 1, 2 or 8 tokens
+    (8: one phase, every row to its end) give the same groups, records and carried rows."""
+    runs = []
+    for segment_steps in (1, 2, 8):
+        batches = partial_collector(segment_steps)
+        first = batches.collect(0, "model", 0)
+        carried = carried_state(batches)
+        second = batches.collect(1, "model", 1)  # the carried groups first, under the next version
+        runs.append((first, carried, second, carried_state(batches), batches.generator.runs))
+    for first, carried, second, carried_after, _ in runs:
+        assert [g.problem.seed for g in first.mine] == [g.problem.seed for g in runs[0][0].mine]
+        assert first.records.length.tolist() == runs[0][0].records.length.tolist()
+        assert first.kept.tolist() == runs[0][0].kept.tolist() and carried == runs[0][1]
+        assert [g.response_tokens for g in second.mine] == [g.response_tokens for g in runs[0][2].mine]
+        assert carried_after == runs[0][3]
+    first, carried = runs[0][0], runs[0][1]
+    # seeds 0-5 (lengths 1 + seed % 5 + g, up to 4 rows): seeds 1 and 4 are informative, complete at 5 and 8
+    # tokens: the round stops at 8; the groups of length <= 8 are the round's, ordered by length, then draw.
+    assert [g.problem.seed for g in first.mine] == [0, 5, 1, 2, 3, 4]
+    assert [first.mine[i].problem.seed for i in first.kept] == [1, 4] and first.stats.carried_rows == 0
+    assert carried == [] and runs[0][4][:2] == [1, 1]  # the phases double: 1, 1, 2, 4 tokens
+    assert runs[2][4][0] == 8
+    assert first.stats.generated_tokens == sum(int(x) for x in first.records.length.reshape(-1))
+
+
+def test_carried_rows_are_cut_back_to_the_stop_length_and_resume_with_their_versions():
+    batches = collector(generator=FakeResumable(), partial_rollouts=True, segment_steps=1, prompts_per_step=1,
+                        sampling=SamplingSettings(G, 8), oversample_prompts=6)
+    first = batches.collect(0, "model", 0)
+    assert [first.mine[i].problem.seed for i in first.kept] == [1]  # seed 1 complete at 5 tokens
+    stop = max(first.records.length[first.kept[0]])
+    assert stop == 5 and max(int(x) for x in first.records.length.reshape(-1)) <= stop
+    assert batches.carried and first.stats.carried_rows == sum(not r.done for g in batches.carried for r in g.rows)
+    for group in batches.carried:
+        assert max(len(r.tokens) for r in group.rows) == stop  # cut at the stop length
+        assert any(not r.done for r in group.rows) and all(r.versions == [0] * len(r.tokens) for r in group.rows)
+    second = batches.collect(1, "model", 1)
+    # The carried seeds 2-4 need 1-3 more tokens; seed 4 (informative) fills the batch at 3, before any new group.
+    assert [g.problem.seed for g in second.mine] == [2, 3, 4] and second.kept.tolist() == [2]
+    assert second.stats.staleness_max == 1  # their first 5 tokens were drawn one version earlier
+    state = batches.state_dict()
+    restored = partial_collector(1)
+    restored.load_state_dict(state)
+    assert carried_state(restored) == carried_state(batches)
 
 
 def records(informative: list[bool], g: int = 4) -> GroupRecords:

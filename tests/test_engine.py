@@ -6,6 +6,8 @@ file compiles the segment once per model layout and mesh; the static sampler's c
 """
 
 import dataclasses
+import functools
+import types
 
 import jax
 import jax.numpy as jnp
@@ -112,6 +114,24 @@ def test_an_interrupted_row_resumes_as_if_never_stopped(models):
         assert b.versions == [0] * cut_at + [1] * (len(b.tokens) - cut_at)  # the policy version of each token
 
 
+def test_rows_paused_after_some_steps_resume_as_if_never_paused(models):
+    """A run of `steps` tokens per row (partial rollouts' phases) leaves each row not done at exactly that many more
+    tokens; the next run continues it as one whole run would have."""
+    model = models["qwen3"]
+    key = jax.random.key(11)
+    whole = make_engine(model).run(model, rows_of(PROMPTS), key)
+    eng = make_engine(model)
+    paused = eng.run(model, rows_of(PROMPTS), key, steps=3)
+    assert all(r.done or (len(r.tokens) == 3 and not r.finished) for r in paused) and not all(r.done for r in paused)
+    eng.run(model, [r for r in paused if not r.done], key, steps=4, version=1)
+    eng.run(model, [r for r in paused if not r.done], key, version=2)
+    for a, b in zip(whole, paused):
+        assert a.tokens == b.tokens and a.finished == b.finished and b.done
+        np.testing.assert_allclose(a.logprobs, b.logprobs, atol=1e-5, rtol=0)
+        n = len(b.tokens)
+        assert b.versions == ([0] * min(n, 3) + [1] * min(max(n - 3, 0), 4) + [2] * max(n - 7, 0))
+
+
 def test_new_settings_and_new_params_do_not_recompile(models):
     model = models["qwen3"]
     eng = make_engine(model)
@@ -168,26 +188,49 @@ def test_budget_helpers():
         def memory_stats(self):
             return {"bytes_limit": 80 << 30, "bytes_in_use": 20 << 30}
 
-    slot = 26_624 * 28_672 + engine.LOGITS_COPIES * 4 * cfg.vocab_size
-    expected = int((80 << 30) * 0.9 - (20 << 30)) * 2 // slot * 26_624
-    assert engine.default_budget_tokens(cfg, 26_624, engine.devices_free_bytes([Device(), Device()])) == expected
+    free = engine.devices_free_bytes([Device(), Device()])  # the least any of them has
+    assert free == (80 << 30) * 0.9 - (20 << 30)
+    logits = engine.LOGITS_COPIES * 4 * cfg.vocab_size
+    slot = 26_624 * 28_672 + logits
+    assert engine.default_budget_tokens(cfg, 26_624, free) == int(free) // slot * 26_624  # one device
+    # A (1, 2, 2) sampler mesh: slots over 2 devices, each holding 1 of its slots' 2 KV heads; tensor 4 does not
+    # divide the heads: each device holds both heads of all its slots.
+    halves = types.SimpleNamespace(shape={"data": 1, "fsdp": 2, "tensor": 2})
+    assert engine.default_budget_tokens(cfg, 26_624, free, halves) == int(free) // (slot - 26_624 * 14_336) * 2 * 26_624
+    whole = types.SimpleNamespace(shape={"data": 1, "fsdp": 1, "tensor": 4})
+    assert engine.default_budget_tokens(cfg, 26_624, free, whole) == int(free) // slot * 26_624
 
 
 @pytest.mark.parametrize("impl", ["blockwise", "pallas_gpu_interpret"])
 def test_decode_attention_equals_dense_softmax(impl):
     B, N, K, S, H = 4, 4, 2, 256, 32
     q, k, v = (jax.random.normal(jax.random.key(i), shape) for i, shape in
-               enumerate([(B, N, H), (B, K, S, H), (B, K, S, H)]))
+               enumerate([(B, N, H), (B, S, K, H), (B, S, K, H)]))
     lengths = jnp.array([1, 17, 256, 133])
     got = decode_attention.decode_attention(q, k, v, lengths, impl=impl)
-    kk, vv = jnp.repeat(k, N // K, axis=1), jnp.repeat(v, N // K, axis=1)  # [B, N, S, H]
-    scores = jnp.einsum("BNH,BNSH->BNS", q, kk) / jnp.sqrt(H)
+    kk, vv = jnp.repeat(k, N // K, axis=2), jnp.repeat(v, N // K, axis=2)  # [B, S, N, H]
+    scores = jnp.einsum("BNH,BSNH->BNS", q, kk) / jnp.sqrt(H)
     scores = jnp.where(jnp.arange(S)[None, None] < lengths[:, None, None], scores, -jnp.inf)
-    expected = jnp.einsum("BNS,BNSH->BNH", jax.nn.softmax(scores, axis=-1), vv)
+    expected = jnp.einsum("BNS,BSNH->BNH", jax.nn.softmax(scores, axis=-1), vv)
     np.testing.assert_allclose(got, expected, atol=2e-6)
-    garbage = k.at[:, :, 128:].set(jnp.nan)  # key blocks past the rows' lengths are never read
+    garbage = k.at[:, 128:].set(jnp.nan)  # key blocks past the rows' lengths are never read
     partial = decode_attention.decode_attention(q[:2], garbage[:2], v[:2], lengths[:2], impl=impl)
     np.testing.assert_allclose(partial, expected[:2], atol=2e-6)
+
+
+def test_the_gpu_kernel_reads_the_slot_cache_where_it_lies():
+    """Lowered for CUDA from this host: the Triton call takes the [B, S, K, H] cache itself, with no transpose of
+    it before the call (one per layer and decode step; vmapping the library's per-head function over the head axis
+    would make one)."""
+    B, N, K, S, H = 4, 12, 2, 1024, 128
+    q = jax.ShapeDtypeStruct((B, N, H), jnp.bfloat16)
+    cache = jax.ShapeDtypeStruct((B, S, K, H), jnp.bfloat16)
+    lengths = jax.ShapeDtypeStruct((B,), jnp.int32)
+    attend = jax.jit(functools.partial(decode_attention.decode_attention, impl="pallas_gpu"))
+    text = attend.trace(q, cache, cache, lengths).lower(lowering_platforms=("cuda",)).as_text()
+    call = next(line for line in text.splitlines() if "xla.gpu.triton" in line)
+    assert "tensor<4x1024x2x128xbf16>, tensor<4x1024x2x128xbf16>" in call
+    assert "stablehlo.transpose" not in text
 
 
 def test_partial_rollouts_resume_exactly_after_sigkill_with_rows_in_flight(tmp_path):

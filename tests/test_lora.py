@@ -18,7 +18,7 @@ from models_for_tests import config_policy, right_padded_batch, torch_logits
 from rlve_jax import export, plan
 from rlve_jax.defaults import ConfigError, base_config, validate
 from rlve_jax.models import lora
-from rlve_jax.runtime import trainable
+from rlve_jax.runtime import sharding, trainable
 from rlve_jax.models.model import PRESETS, Transformer
 from rlve_jax.rl import losses, train_step
 from rlve_jax.rl.batching import build_sequences
@@ -213,6 +213,61 @@ def test_the_plan_counts_adapters_with_optimizer_state_and_a_frozen_base(tokeniz
     shardings = {str(p[-1]): v.get_value().sharding.spec for p, v in nnx.to_flat_state(adapters)}
     assert shardings["q_proj_lora_a"] == jax.P(None, "fsdp", None)
     assert shardings["down_proj_lora_b"] == jax.P(None, None, "fsdp")
+
+
+def tree_bytes(tree) -> int:
+    return sum(x.nbytes for x in jax.tree.leaves(tree))
+
+
+def test_a_rollout_mesh_of_its_own_gets_the_base_once_then_the_adapters_alone(tokenizer_path, tmp_path,
+                                                                              monkeypatch):
+    """mesh.rollout_devices=2 of the 8 (one-step-off-policy's split meshes): the first weight transfer sends the
+    frozen base and the adapters, each later one the adapters alone; merged on the rollout devices they are the
+    weights the shared path merges on the training mesh."""
+    config = lora_config(tokenizer_path)
+    config.mesh.rollout_devices = 2
+    policy = config_policy(config, ["Multiplication"], tmp_path)
+    sent = []
+    send = sharding.sampler_state
+    monkeypatch.setattr(sharding, "sampler_state", lambda state, mesh, sampler: sent.append(tree_bytes(state))
+                        or send(state, mesh, sampler))
+    adapters, base = trainable.split_trainable(policy.params)
+    policy.sampler_model()
+    policy.params = perturbed(policy.params)
+    sampler = policy.sampler_model()
+    assert sent == [tree_bytes(base), tree_bytes(adapters), tree_bytes(adapters)]
+    print(f"bytes per weight transfer: {tree_bytes(base) + tree_bytes(adapters):,} with every weight, "
+          f"{tree_bytes(adapters):,} with the adapters alone")
+    merged = lora.merge_params(policy.params, policy.lora.scale, policy.model_config.scan_layers)
+    for x, y in zip(jax.tree.leaves(nnx.state(sampler, nnx.Param)), jax.tree.leaves(merged)):
+        assert set(x.sharding.device_set) == set(policy.sampler_mesh.devices.flat)
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+def test_the_warm_start_trains_the_adapters_alone(tokenizer_path, tmp_path):
+    """LoRA with a supervised warm start: the warm start trains what RL trains, the adapters; the base the
+    checkpoints' adapters are checked against stays bit-identical."""
+    from rlve_jax.defaults import settings
+    from rlve_jax.gym import registry
+    from rlve_jax.gym.pool import EnvPool
+    from rlve_jax.rl.warm_start import warm_start
+    from rlve_jax.runtime.metrics import MetricsWriter
+
+    config = lora_config(tokenizer_path)
+    config.warm_start.steps, config.warm_start.batch_size = 3, 8
+    config.env.collection = "Multiplication"
+    validate(config)  # no longer refused
+    policy = config_policy(config, ["Multiplication"], tmp_path)
+    start_adapters, start_base = jax.tree.map(np.asarray, trainable.split_trainable(policy.params))
+    s = settings(config)
+    with EnvPool(workers=0) as pool:
+        params = warm_start(policy, pool, {"Multiplication": registry.make("Multiplication")},
+                            MetricsWriter(tmp_path, tensorboard=False), policy.params, settings=s.warm_start, seed=0,
+                            max_failure_share=0.5, progress=False)
+    adapters, base = trainable.split_trainable(params)
+    for a, b in zip(jax.tree.leaves(base), jax.tree.leaves(start_base)):
+        np.testing.assert_array_equal(a, b)
+    assert any(not np.array_equal(a, b) for a, b in zip(jax.tree.leaves(adapters), jax.tree.leaves(start_adapters)))
 
 
 @pytest.fixture(scope="module")

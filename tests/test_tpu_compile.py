@@ -61,7 +61,45 @@ def test_the_engines_decode_segment_compiles_with_the_paged_tpu_kernel_on_each_c
     assert text.count('custom_call_target="tpu_custom_call"') == 1  # in the scan over layers
     returned = lambda op: re.findall(rf"= \w+\[([\d,]*)\]\S* {op}\(", text)  # noqa: E731 (result shapes)
     assert not [shape for shape in returned("all-gather") if str(eng.slot_length) in shape.split(",")]
-    layer = f"{slots // fsdp},{cfg.num_kv_heads // tensor},{eng.slot_length},{cfg.head_dim}"  # one layer's shard
+    layer = f"{slots // fsdp},{eng.slot_length},{cfg.num_kv_heads // tensor},{cfg.head_dim}"  # one layer's shard
     assert layer not in returned("copy"), returned("copy")
     print(f"decode segment on v5e, mesh {dict(mesh.shape)}: {compiled.memory_analysis().temp_size_in_bytes / 1e6:.2f} "
           "MB temporaries per chip")
+
+
+@pytest.mark.parametrize("preset, experiment, topology, model", [
+    ("tpu_v5e.py", "c256", "v5e:2x2", "r1-distill-qwen-1.5b"),  # 2 KV heads: 1 per chip (sampler_tensor 2)
+    ("tpu_v5e.py", "c256", "v5e:2x2", "r1-distill-qwen-1.5b:1"),  # sampler_tensor 1: 2 KV heads per chip
+    ("tpu_v5p.py", "c256_qwen2.5_7b", "v5p:2x2x1", "qwen2.5-7b"),  # 4 KV heads per chip
+])
+def test_the_slot_cache_crosses_a_decode_segment_without_a_copy(preset, experiment, topology, model):
+    """The engine's decode segment at the presets' shapes (64 slots of 26,624 or 10,240 positions, their KV heads
+    per chip), compiled by libtpu: no copy of the stacked cache or of a layer's, however many KV heads a chip
+    holds, and temporaries of a few layers' cache (the layer the scan is in), not the whole cache's copies (a
+    [B, K, S, H] layout: the 7B's 9.9 GB of temporaries beside a 9.4 GB cache, four copies of the stacked cache;
+    the 1.5B's with 2 KV heads per chip, 26.3 GB, refused)."""
+    from rlve_jax.defaults import CONFIGS, load_config_file, settings
+
+    name, _, tensor = model.partition(":")
+    config = load_config_file(CONFIGS / "mesh" / preset, experiment)
+    if tensor:
+        config.mesh.sampler_tensor = int(tensor)
+    _, sampler_mesh = sharding.meshes(settings(config).mesh, memory.tpu_topology(topology))
+    cfg = dataclasses.replace(ModelConfig.preset(name, param_dtype="bfloat16", compute_dtype="bfloat16",
+                                                 scan_layers=True), decode_attention="pallas_tpu")
+    graphdef, shapes, _ = lora.abstract_model(cfg)
+    params = memory.abstract(shapes, sharding.state_shardings(shapes, sampler_mesh, fsdp=False))
+    r = config.rollout
+    eng = engine.Engine(cfg, max_prompt_tokens=r.max_prompt_tokens, max_new_tokens=r.max_response_tokens,
+                        budget_tokens=65 * engine.slot_length(r.max_prompt_tokens, r.max_response_tokens),
+                        segment_steps=r.segment_steps, mesh=sampler_mesh)
+    fn, args, kwargs = eng.segment_call(graphdef, params, eng.slots)
+    compiled = fn.lower(*args, **kwargs).compile()
+    copies = re.findall(r"= \w+\[([\d,]*)\]\S* copy\(", compiled.as_text())
+    cache = memory.per_device_bytes(eng.abstract_state(eng.slots).cache)
+    temp = compiled.memory_analysis().temp_size_in_bytes
+    heads = engine.kv_heads_per_device(cfg, sampler_mesh)
+    print(f"{experiment} on {topology}, {heads} KV heads per chip: {eng.slots} slots, cache {cache / 1e9:.2f} GB per "
+          f"chip, temporaries {temp / 1e9:.3f} GB, copies {copies}")
+    assert not [shape for shape in copies if str(eng.slot_length) in shape.split(",")]
+    assert temp < cache / 4

@@ -19,7 +19,7 @@ from rlve_jax.runtime import sharding
 
 def inputs(B: int, N: int, K: int, S: int, H: int, dtype) -> tuple[jax.Array, jax.Array, jax.Array]:
     q, k, v = (jax.random.normal(jax.random.key(i), shape).astype(dtype) for i, shape in
-               enumerate([(B, N, H), (B, K, S, H), (B, K, S, H)]))
+               enumerate([(B, N, H), (B, S, K, H), (B, S, K, H)]))
     return q, k, v
 
 
@@ -27,7 +27,7 @@ def test_f32_equals_blockwise_over_ragged_rows_with_grouped_heads_on_each_device
     q, k, v = inputs(B=4, N=8, K=2, S=64, H=128, dtype=jnp.float32)  # 4 query heads per KV head
     lengths = jnp.array([1, 64, 17, 40], jnp.int32)
     mesh = sharding.make_mesh(data=2, fsdp=2, tensor=2)  # rows over 4 devices, KV heads over 2 (the engine's cache)
-    rows, cache = (NamedSharding(mesh, P(("data", "fsdp"), *heads)) for heads in ((), ("tensor",)))
+    rows, cache = (NamedSharding(mesh, P(("data", "fsdp"), *heads)) for heads in ((), (None, "tensor")))
 
     @jax.jit
     def kernel(q, k, v, lengths):
@@ -51,7 +51,7 @@ def test_bf16_equals_blockwise_over_several_pages_and_skips_pages_past_each_leng
     q, k, v = inputs(B=2, N=4, K=2, S=S, H=128, dtype=jnp.bfloat16)
     lengths = jnp.array([500, 17], jnp.int32)
     expected = decode_attention.decode_attention(q, k, v, lengths, impl="blockwise")
-    garbage = k.at[1, :, 176:].set(jnp.nan)  # row 1's second and third pages are never read
+    garbage = k.at[1, 176:].set(jnp.nan)  # row 1's second and third pages are never read
     got = decode_attention.decode_attention(q, garbage, v, lengths, impl="pallas_tpu_interpret")
     assert got.dtype == jnp.bfloat16
     np.testing.assert_allclose(got.astype(jnp.float32), expected.astype(jnp.float32), atol=1e-2)

@@ -34,6 +34,7 @@ from rlve_jax.generation.generator import Generator, GeneratorSettings, Sampling
 from rlve_jax.gym import registry
 from rlve_jax.gym.env import Environment, Problem, Verdict, extract_answer
 from rlve_jax.gym.pool import EnvPool
+from rlve_jax.gym.prompts import PromptFormat
 from rlve_jax.models.model import ModelConfig
 from rlve_jax.models.policy import Policy, load_policy
 from rlve_jax.rl.rollout import RolloutStats, sample_groups
@@ -201,7 +202,7 @@ def evaluate_problems(policy: Policy, pool: EnvPool, problems: Sequence[Problem]
         for first in range(0, len(problems), batch_prompts):
             chunk = problems[first:first + batch_prompts]
             key = jax.random.fold_in(jax.random.key(seed), first)
-            for group in sample_groups(policy, model, pool, chunk, settings, key, stats, generator)[0]:
+            for group in sample_groups(policy, model, pool, chunk, settings, key, stats, generator):
                 verdicts.append(group.verdicts)
                 records += [{"env": group.problem.env, "difficulty": group.problem.difficulty,
                              "seed": group.problem.seed, "benchmark": group.problem.params.get("benchmark"),
@@ -244,10 +245,12 @@ def heldout_subset(problems: Sequence[Problem], count: int, seed: int = 0) -> li
     return [problems[i] for i in keep]
 
 
-def run(config: ml_collections.ConfigDict, workdir: str | Path,
-        check: Callable[[ml_collections.ConfigDict, ModelConfig], object] | None = None) -> dict:
-    """The standalone evaluation job (config.mode == "eval"): held-out set or benchmarks. `check(config, shape)`
-    runs on the model's shape before any weight is read (main passes the memory planner's).
+Check = Callable[[ml_collections.ConfigDict, ModelConfig, PromptFormat], object]  # the planner's plan.check
+
+
+def run(config: ml_collections.ConfigDict, workdir: str | Path, check: Check | None = None) -> dict:
+    """The standalone evaluation job (config.mode == "eval"): held-out set or benchmarks. `check(config, shape,
+    prompt format)` runs on the model's shape before any weight is read (main passes the memory planner's).
 
     On several processes each one evaluates every problem (the same results); process 0 writes them.
     """
@@ -255,22 +258,9 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path,
     workdir.mkdir(parents=True, exist_ok=True)
     from rlve_jax.evaluation import code_eval
 
-    code = config.eval.suite == "code"
-    if config.eval.suite == "heldout":
-        suites = {"heldout": (heldout_subset(load_problems(), config.eval.problems), config.eval.samples or 1)}
-    elif config.eval.suite == "benchmarks":
-        names = [n.strip() for n in config.eval.benchmarks.split(",") if n.strip()]
-        unknown = [n for n in names if n not in BENCHMARKS and n != code_eval.NAME]
-        if unknown:
-            raise ValueError(f"unknown benchmarks {unknown}; known: {sorted(BENCHMARKS) + [code_eval.NAME]}")
-        first = config.eval.problems if config.eval.problems > 0 else None  # a smoke-test cap
-        suites = {n: (load_benchmark(n)[:first], config.eval.samples or BENCHMARKS[n][1])
-                  for n in names if n != code_eval.NAME}
-        code = code_eval.NAME in names
-    elif config.eval.suite == "code":
-        suites = {}
-    else:
-        raise ValueError(f"eval.suite must be 'heldout', 'benchmarks' or 'code', got {config.eval.suite!r}")
+    suites = problem_suites(config)
+    code = config.eval.suite == "code" or (config.eval.suite == "benchmarks" and code_eval.NAME in [
+        n.strip() for n in config.eval.benchmarks.split(",")])
     code_suite = code_eval.prepare(config) if code else None  # data and sandbox checked before the model loads
     policy = eval_policy(config, workdir, check)
     s = settings(config)
@@ -305,11 +295,39 @@ def run(config: ml_collections.ConfigDict, workdir: str | Path,
     return results
 
 
+def problem_suites(config: ml_collections.ConfigDict) -> dict[str, tuple[list[Problem], int]]:
+    """The standalone evaluation's suites of problems (the code suite aside: rlve_jax/evaluation/code_eval.py),
+    each with its responses per problem: what `run` samples and the memory planner sizes."""
+    from rlve_jax.evaluation import code_eval
+
+    if config.eval.suite == "heldout":
+        return {"heldout": (heldout_subset(load_problems(), config.eval.problems), config.eval.samples or 1)}
+    if config.eval.suite == "benchmarks":
+        names = [n.strip() for n in config.eval.benchmarks.split(",") if n.strip()]
+        unknown = [n for n in names if n not in BENCHMARKS and n != code_eval.NAME]
+        if unknown:
+            raise ValueError(f"unknown benchmarks {unknown}; known: {sorted(BENCHMARKS) + [code_eval.NAME]}")
+        first = config.eval.problems if config.eval.problems > 0 else None  # a smoke-test cap
+        return {n: (load_benchmark(n)[:first], config.eval.samples or BENCHMARKS[n][1])
+                for n in names if n != code_eval.NAME}
+    if config.eval.suite == "code":
+        return {}
+    raise ValueError(f"eval.suite must be 'heldout', 'benchmarks' or 'code', got {config.eval.suite!r}")
+
+
+def planned_prompts(config: ml_collections.ConfigDict) -> list[str]:
+    """The prompts an evaluation of this config samples: the in-training evaluation's held-out subset (mode
+    "train"), or the standalone suites' problems (the code suite's are code_eval's own)."""
+    if config.mode == "train":
+        return [p.prompt for p in heldout_subset(load_problems(), config.eval.problems)]
+    return [p.prompt for problems, _ in problem_suites(config).values() for p in problems]
+
+
 def eval_policy(config: ml_collections.ConfigDict, workdir: Path,
-                check: Callable[[ml_collections.ConfigDict, ModelConfig], object] | None = None) -> Policy:
+                check: Check | None = None) -> Policy:
     """The policy to evaluate: config.model as given, or with eval.checkpoint set, the latest checkpoint
     of that training run, built with the run's own model and tokenizer settings (read from the checkpoint).
-    `check(config, shape)` runs before any weight is read."""
+    `check(config, shape, prompt format)` runs before any weight is read."""
     env_names = registry.resolve(config.env.collection)
     if not config.eval.checkpoint:
         return _load_policy(config, env_names, workdir, check)
@@ -341,7 +359,7 @@ def run_config(config: ml_collections.ConfigDict, trained: dict, training_workdi
 
 
 def _load_policy(config: ml_collections.ConfigDict, env_names: Sequence[str], workdir: Path,
-                 check: Callable[[ml_collections.ConfigDict, ModelConfig], object] | None) -> Policy:
+                 check: Check | None) -> Policy:
     s = settings(config)
     return load_policy(s.model, s.tokenizer, s.mesh, seed=s.seed, env_names=env_names, workdir=workdir,
                        check=None if check is None else functools.partial(check, config))

@@ -1,7 +1,8 @@
 """Rollout engine: continuous batching over a fixed set of decode slots.
 
 A fixed number of slots (sized from a KV-token budget) each hold one row's KV cache
-(`model.SlotCache`, [slots, K, slot_length, H] per layer). One jitted *segment* runs K decode steps over
+(`model.SlotCache`, [slots, slot_length, K, H] per layer: the prefill cache's layout, and the one the TPU decode
+kernel's pages are a view of). One jitted *segment* runs K decode steps over
 all slots (static shapes, donated state, parameters and sampling settings as traced arguments, so new
 weights or settings never recompile); between segments the host retires finished rows and inserts
 pending ones into the free slots. A pending prefix (a prompt, or a prompt plus the tokens a row already
@@ -20,8 +21,8 @@ for the planner (rlve_jax/plan.py): `sizing` arithmetic, `abstract_state`, and `
 `segment_call`, its jitted functions with abstract arguments to lower or export. On CPU, once nothing
 is left to insert and at most half the slots are live, the live rows move to a smaller slot set (a step
 there costs what its rows cost).
-Partial rollouts (rlve_jax/rl/rollout.py) stop a run early with `should_stop` and pass the unfinished
-rows to a later run: each Row carries its key, tokens, logprobs and the policy version of each token.
+Partial rollouts (rlve_jax/rl/rollout.py) decode in runs of `steps` tokens per row and pass the rows not done
+to a later run: each Row carries its key, tokens, logprobs and the policy version of each token.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import nnx
-from jax.sharding import Mesh, NamedSharding
+from jax.sharding import Mesh
 
 from rlve_jax.runtime import sharding
 from rlve_jax.runtime.shapes import bucket, pow2_at_least, pow2_at_most
@@ -72,22 +73,32 @@ def free_bytes(limit: float, in_use: float, reserve_bytes: float) -> float:
 
 
 def devices_free_bytes(devices: Sequence[jax.Device], reserve_bytes: float = 0) -> float | None:
-    """The devices' free_bytes summed, from their memory_stats now (so after parameters and optimizer state,
+    """The least free_bytes of the devices, from their memory_stats now (so after parameters and optimizer state,
     which are resident); None without memory_stats (CPU)."""
     stats = [d.memory_stats() for d in devices]
     if any(not s or "bytes_limit" not in s for s in stats):
         return None
-    return sum(free_bytes(s["bytes_limit"], s["bytes_in_use"], reserve_bytes) for s in stats)
+    return min(free_bytes(s["bytes_limit"], s["bytes_in_use"], reserve_bytes) for s in stats)
 
 
-def default_budget_tokens(cfg: ModelConfig, slot_len: int, free: float | None) -> int:
-    """The KV budget when none is set: the whole slots that `free` bytes (summed over the sampler's devices; the
-    planner passes what its plan leaves free) hold, each with its decode step's logits. None (no memory known:
-    CPU): CPU_BUDGET_BYTES of cache."""
+def kv_heads_per_device(cfg: ModelConfig, mesh: Mesh | None) -> int:
+    """KV heads of each slot that one device holds: split over the tensor axis where it divides them, else all
+    (sharding.cache_sharding replicates them over it)."""
+    tensor = 1 if mesh is None else mesh.shape["tensor"]
+    return cfg.num_kv_heads // tensor if cfg.num_kv_heads % tensor == 0 else cfg.num_kv_heads
+
+
+def default_budget_tokens(cfg: ModelConfig, slot_len: int, free: float | None, mesh: Mesh | None = None) -> int:
+    """The KV budget when none is set: the whole slots that `free` bytes on each device (its least over the
+    sampler's devices; the planner passes what its plan leaves free) hold, counted as the slot cache is laid out
+    (slots over the data axes, each device holding kv_heads_per_device of each of its slots), each slot with its
+    decode step's logits. None (no memory known: CPU): CPU_BUDGET_BYTES of cache."""
     if free is None:
         return CPU_BUDGET_BYTES // kv_bytes_per_token(cfg)
-    per_slot = slot_len * kv_bytes_per_token(cfg) + LOGITS_COPIES * 4 * cfg.vocab_size
-    return int(max(0, free) // per_slot) * slot_len
+    per_slot = (slot_len * kv_bytes_per_token(cfg) * kv_heads_per_device(cfg, mesh) // cfg.num_kv_heads
+                + LOGITS_COPIES * 4 * cfg.vocab_size)  # on one device
+    data_parallel = 1 if mesh is None else mesh.shape["data"] * mesh.shape["fsdp"]
+    return int(max(0, free) // per_slot) * data_parallel * slot_len
 
 
 def budget_error(budget_tokens: int, slot_len: int, budget_key: str = "rollout.cache_budget_tokens") -> str:
@@ -99,7 +110,7 @@ def budget_error(budget_tokens: int, slot_len: int, budget_key: str = "rollout.c
 class SlotState(NamedTuple):
     """The decode slots' state, carried (donated) through the jitted segment; every row field is [S]."""
 
-    cache: Any  # SlotCache per layer ([S, K, slot_length, H]), or one stacked SlotCache ([L, S, K, ...])
+    cache: Any  # SlotCache per layer ([S, slot_length, K, H]), or one stacked SlotCache ([L, S, ...])
     token: jax.Array  # [S] int32, the last sampled token (fed to the next step)
     step: jax.Array  # [S] int32, tokens the row has
     offset: jax.Array  # [S] int32, its prompt length (where its response starts in the cache)
@@ -134,7 +145,7 @@ def sizing(cfg: ModelConfig, *, max_prompt_tokens: int, max_new_tokens: int, bud
     budget = budget_tokens
     if not budget:
         devices = jax.local_devices() if mesh is None else list(mesh.devices.flat)
-        budget = default_budget_tokens(cfg, slot_len, devices_free_bytes(devices, reserve_bytes))
+        budget = default_budget_tokens(cfg, slot_len, devices_free_bytes(devices, reserve_bytes), mesh)
     slots = shardable_slots(slots_for_budget(budget, slot_len), mesh)
     return Sizing(slot_len, budget, slots, budget - slots * slot_len)
 
@@ -156,14 +167,6 @@ class Row:
     finished: bool = False  # ended on a stop id
     done: bool = False  # finished, or reached max_new_tokens
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-native (a checkpoint carries unfinished rows; float32 logprobs survive the float64 text)."""
-        return {**dataclasses.asdict(self), "key": None if self.key is None else self.key.tolist()}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Row":
-        return cls(**{**d, "key": None if d["key"] is None else np.asarray(d["key"], np.uint32)})
-
 
 @dataclasses.dataclass
 class EngineStats:
@@ -178,11 +181,6 @@ class EngineStats:
 def _place(x, mesh: Mesh | None, spec_fn=sharding.batch_sharding):
     x = jnp.asarray(x)
     return x if mesh is None else jax.device_put(x, spec_fn(mesh, x.shape))
-
-
-def slot_cache_sharding(mesh: Mesh, shape: tuple[int, ...]) -> NamedSharding:
-    """SlotCache [..., B, K, S, H]: rows over the data axes, KV heads over tensor."""
-    return NamedSharding(mesh, sharding.fit_spec((sharding.BATCH, "tensor", None, None), shape, mesh))
 
 
 @functools.partial(jax.jit, static_argnames=("graphdef", "mesh"))
@@ -209,12 +207,12 @@ def _insert(slots: SlotState, pre_cache, dst, src, rows: SlotState, *, mesh: Mes
     """Copy prefill rows src [I] into slots dst [I] (dst = slot count: an unused entry) and set those
     slots' per-row state (`rows`: [I] values of every row field, no cache)."""
 
-    def put(slot, pre):  # slot [.., S, K, Ls, H] <- pre [.., P, Lb, K, H] rows src, transposed
+    def put(slot, pre):  # slot [.., S, Ls, K, H] <- pre [.., P, Lb, K, H] rows src
         lead = (slice(None),) * (slot.ndim - 4)
-        new = jnp.swapaxes(pre[(*lead, src)], -3, -2).astype(slot.dtype)  # [.., I, K, Lb, H]
-        return slot.at[(*lead, dst, slice(None), slice(0, pre.shape[-3]))].set(new, mode="drop")
+        new = pre[(*lead, src)].astype(slot.dtype)  # [.., I, Lb, K, H]
+        return slot.at[(*lead, dst, slice(0, pre.shape[-3]))].set(new, mode="drop")
 
-    cache = sharding.constrain(jax.tree.map(put, slots.cache, _as_slot(pre_cache)), mesh, slot_cache_sharding)
+    cache = sharding.constrain(jax.tree.map(put, slots.cache, _as_slot(pre_cache)), mesh, sharding.cache_sharding)
     return slots._replace(cache=cache, **{f: getattr(slots, f).at[dst].set(getattr(rows, f), mode="drop")
                                           for f in ROW_FIELDS})
 
@@ -244,7 +242,7 @@ def _segment(graphdef, params, slots: SlotState, stop_ids, pad_id, min_free, *, 
         position = jnp.where(live, s.offset + s.step - 1, 0)  # [S] where the last token goes
         with decode_attention.traced_under(mesh):  # its kernels run per shard of the slot cache
             h, cache = model.hidden(s.token[:, None], position[:, None], cache=s.cache, decode=True)
-        cache = sharding.constrain(cache, mesh, slot_cache_sharding)
+        cache = sharding.constrain(cache, mesh, sharding.cache_sharding)
         keys = jax.vmap(jax.random.fold_in)(jax.random.wrap_key_data(s.keys), s.step)
         token, logprob = sample_tokens(model.logits(h[:, 0]), keys, s.temperature, s.top_p, s.top_k)
         out_tokens = out_tokens.at[:, i].set(jnp.where(live, token, pad_id))
@@ -325,10 +323,10 @@ class Engine:
     def abstract_state(self, n_slots: int) -> SlotState:
         """The slot state of n_slots slots as abstract arrays with the shardings `run` gives them."""
         cfg = self.cfg
-        shape = (n_slots, cfg.num_kv_heads, self.slot_length, cfg.head_dim)
+        shape = (n_slots, self.slot_length, cfg.num_kv_heads, cfg.head_dim)
         if cfg.scan_layers:
             shape = (cfg.num_layers, *shape)
-        placed = None if self.mesh is None else slot_cache_sharding(self.mesh, shape)
+        placed = None if self.mesh is None else sharding.cache_sharding(self.mesh, shape)
         layer = lambda: jax.ShapeDtypeStruct(shape, jnp.dtype(cfg.compute_dtype), sharding=placed)  # noqa: E731
         cache = (SlotCache(layer(), layer()) if cfg.scan_layers
                  else [SlotCache(layer(), layer()) for _ in range(cfg.num_layers)])
@@ -398,11 +396,12 @@ class Engine:
         return cache, logits, [(row, i) for i, group in enumerate(groups) for row in group]
 
     def run(self, model: Transformer, rows: Sequence[Row], key: jax.Array, *, stop_ids: Sequence[int] = (),
-            should_stop: Callable[[], bool] | None = None, version: int = 0) -> list[Row]:
-        """Decode every row until it is done, or until should_stop() (asked after each segment) is true.
+            should_stop: Callable[[], bool] | None = None, version: int = 0, steps: int | None = None) -> list[Row]:
+        """Decode every row until it is done, or has `steps` more tokens (None: no such bound), or until
+        should_stop() (asked after each segment) is true.
 
         Rows are updated in place (tokens, logprobs, versions = `version`, finished, done) and returned;
-        rows left not done were interrupted and can be passed to a later run (under the same or new
+        rows left not done were paused or interrupted and can be passed to a later run (under the same or new
         parameters). A row without its own `key` draws from fold_in(key, row_id); the run sets it.
         The slot cache is released when the run returns.
         """
@@ -415,22 +414,24 @@ class Engine:
                                  f"engine's slots of {self.slot_length} tokens")
             row.done = row.done or len(row.tokens) >= row.max_new_tokens
         try:
-            self._decode(model, rows, key, stop_ids, should_stop, version)
+            self._decode(model, rows, key, stop_ids, should_stop, version, steps)
         finally:
             self.release()
         return list(rows)
 
     def _decode(self, model: Transformer, rows: Sequence[Row], key: jax.Array, stop_ids: Sequence[int],
-                should_stop: Callable[[], bool] | None, version: int) -> None:
+                should_stop: Callable[[], bool] | None, version: int, steps: int | None) -> None:
         graphdef, params = nnx.split(model)
         if self.mesh is not None:
             params = jax.device_put(params, sharding.state_shardings(params, self.mesh, fsdp=False))
         todo = [r for r in rows if not r.done]
         if not todo:
             return
+        limits = {}  # id(row) -> the length this run decodes it to
         for row in todo:
             if row.key is None:
                 row.key = np.asarray(jax.random.key_data(jax.random.fold_in(key, row.row_id)))
+            limits[id(row)] = min(row.max_new_tokens, len(row.tokens) + (steps or row.max_new_tokens))
         self._allocate(self.slots_for_rows(len(todo)))
         stops = jnp.asarray(list(stop_ids) or [-1], jnp.int32)
         stop_set = set(stop_ids)
@@ -444,7 +445,7 @@ class Engine:
                 if not pending:
                     *pre, pending = self._prefill_batch(graphdef, params, queue, len(free))
                 take, pending = pending[:len(free)], pending[len(free):]
-                self._insert_rows(pre, take, free, occupant, stops, stop_set, version)
+                self._insert_rows(pre, take, free, occupant, stops, stop_set, version, limits)
             if not pending:
                 pre = None
             if not occupant:
@@ -468,8 +469,8 @@ class Engine:
                 row.logprobs += logprobs[slot, :new].tolist()
                 row.versions += [version] * int(new)
                 if not live[slot]:
-                    row.done = True
                     row.finished = bool(row.tokens) and row.tokens[-1] in stop_set
+                    row.done = row.finished or len(row.tokens) >= row.max_new_tokens
                     del occupant[slot]
                     free.append(slot)
             if should_stop is not None and should_stop():
@@ -480,8 +481,9 @@ class Engine:
                 self._allocate(pow2_at_least(len(queue)))
                 free = list(range(self._active))
 
-    def _insert_rows(self, pre, take, free, occupant, stops, stop_set, version: int) -> None:
-        """Start rows `take` [(row, prefill index)] in the first free slots."""
+    def _insert_rows(self, pre, take, free, occupant, stops, stop_set, version: int, limits: dict[int, int]) -> None:
+        """Start rows `take` [(row, prefill index)] in the first free slots, each decoding to its length in
+        `limits` (by id)."""
         cache, logits = pre
         S = self._active
         dst, src = np.full(S, S, np.int32), np.zeros(S, np.int32)
@@ -491,7 +493,7 @@ class Engine:
         values["keys"] = np.zeros((S, *take[0][0].key.shape), np.uint32)
         for i, (row, source) in enumerate(take):
             dst[i], src[i] = free[i], source
-            for f, value in (("offset", len(row.prompt)), ("step", len(row.tokens)), ("limit", row.max_new_tokens),
+            for f, value in (("offset", len(row.prompt)), ("step", len(row.tokens)), ("limit", limits[id(row)]),
                              ("temperature", row.temperature), ("top_p", row.top_p), ("top_k", row.top_k),
                              ("keys", row.key)):
                 values[f][i] = value
@@ -509,9 +511,9 @@ class Engine:
             row.tokens.append(int(token[i]))
             row.logprobs.append(float(logprob[i]))
             row.versions.append(version)
-            if done[i]:  # done at its first token: the slot stays free
-                row.done = True
+            if done[i]:  # stopped at its first token: the slot stays free
                 row.finished = int(token[i]) in stop_set
+                row.done = row.finished or len(row.tokens) >= row.max_new_tokens
                 free.append(used[i])
             else:
                 occupant[used[i]] = row

@@ -9,7 +9,7 @@ evaluation sample through it (generation/rollout.py's `sample_responses`).
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Protocol, Sequence
+from typing import Protocol, Sequence
 
 import jax
 import numpy as np
@@ -48,9 +48,9 @@ class Generator(Protocol):
     """G continuations of each prompt: sampler.generate's contract, the policy's stop ids.
 
     Resumable rows are the protocol's optional part: a generator whose `resumable` is true also has
-    `run(model, rows, key, *, should_stop, version)` over engine.Rows that carry their tokens, logprobs and key (a
-    run may stop early, should_stop being asked between segments, and the unfinished rows continue in a later run,
-    under the same or new parameters: partial rollouts) and `peak_cache_bytes`, its largest KV cache."""
+    `run(model, rows, key, *, steps, version)` over engine.Rows that carry their tokens, logprobs and key (each row
+    decodes at most `steps` more tokens, and the rows not done continue in a later run, under the same or new
+    parameters: partial rollouts) and `peak_cache_bytes`, its largest KV cache."""
 
     resumable: bool
 
@@ -95,10 +95,10 @@ class ContinuousGenerator:
                                     temperature=s.temperature, top_p=s.top_p, top_k=s.top_k, stop_ids=self.stop_ids,
                                     rng=rng, prompt_ids=prompt_ids)
 
-    def run(self, model: Transformer, rows: Sequence[Row], key: jax.Array, *,
-            should_stop: Callable[[], bool] | None = None, version: int = 0) -> list[Row]:
-        """engine.Engine.run with the policy's stop ids: rows decoded until done or should_stop()."""
-        return self.engine.run(model, rows, key, stop_ids=self.stop_ids, should_stop=should_stop, version=version)
+    def run(self, model: Transformer, rows: Sequence[Row], key: jax.Array, *, steps: int | None = None,
+            version: int = 0) -> list[Row]:
+        """engine.Engine.run with the policy's stop ids: rows decoded until done or `steps` more tokens."""
+        return self.engine.run(model, rows, key, stop_ids=self.stop_ids, steps=steps, version=version)
 
 
 def make_generator(kind: str, policy: Policy, *, max_prompt_tokens: int | None, max_new_tokens: int,

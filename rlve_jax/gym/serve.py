@@ -1,13 +1,14 @@
 """The adaptive gym as an HTTP service: RLVE's curriculum for any trainer (FastAPI + uvicorn, JAX-free).
 
     python -m rlve_jax.serve --collection C256 --state runs/gym    # or python -m rlve_jax.gym.serve
+    python -m rlve_jax.serve --collection C256 --state runs/gym_ts --scheduler thompson   # another curriculum
 
 Endpoints (docs/serve.md has the details and client examples):
   OpenEnv   POST /reset, POST /step, GET /state, GET /schema, GET /metadata, WS /ws  (openenv-core's wire format:
             its GenericEnvClient talks to /ws as it talks to any OpenEnv server)
   batch     POST /draw {"n", "request_id"}, POST /verify {"items": [{"problem_id", "response"}], "request_id"}
   service   GET /health (no auth), GET /metrics (Prometheus text), GET /scheduler (the scheduler's state_dict),
-            GET /env/{name} (one environment's level, window and counts)
+            GET /env/{name} (one environment's curriculum state: its level, window and counts for adaptive)
 
 Every 4xx carries a one-line `detail`; a bad WebSocket message gets an error message and the session goes
 on. With a token (RLVE_SERVE_TOKEN or --token-file) every endpoint but /health needs
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import hmac
 import json
 import logging
@@ -273,7 +275,7 @@ def create_app(service: GymService, token: str | None = None,
 
     def check_reset(body: ResetBody) -> None:
         if body.seed is not None:
-            raise ClientError(422, "seed: not accepted; problems and their seeds come from the adaptive scheduler")
+            raise ClientError(422, "seed: not accepted; problems and their seeds come from the scheduler")
 
     # -- OpenEnv over HTTP (stateless: the step names its problem) -------------------------------------------
     @app.post("/reset", dependencies=guarded)
@@ -483,7 +485,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=4, help="verifier/generator processes")
     parser.add_argument("--timeout-s", type=float, default=10.0, help="per-item wall-clock limit")
     parser.add_argument("--memory-limit-mb", type=int, default=4096, help="per-worker address space (0: none)")
-    parser.add_argument("--scheduler", default=d.kind, choices=KINDS)
+    parser.add_argument("--scheduler", default=d.kind, choices=KINDS, help="the curriculum (README \"Curricula\")")
     parser.add_argument("--initial-difficulty", type=int, default=d.initial_difficulty)
     parser.add_argument("--window", type=int, default=d.window)
     parser.add_argument("--promote-threshold", type=float, default=d.promote_threshold)
@@ -491,6 +493,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="verdicts at h before a promotion check (the trainer's min_prompts * G)")
     parser.add_argument("--static-lo", type=int, default=d.static_lo)
     parser.add_argument("--static-hi", type=int, default=d.static_hi)
+    parser.add_argument("--max-level", type=int, default=d.max_level,
+                        help="learnability, thompson: levels 0..min(top level, this) are the cells")
+    parser.add_argument("--decay", type=float, default=d.decay,
+                        help="learnability, thompson: evidence kept per verify request (per training step)")
+    parser.add_argument("--prior-count", type=float, default=d.prior_count,
+                        help="learnability, thompson: pseudo-observations at even odds per cell")
+    parser.add_argument("--explore", type=float, default=d.explore,
+                        help="learnability: the share of draws spread evenly over an environment's cells")
     parser.add_argument("--seed", type=int, default=d.seed, help="the scheduler's seed (the training config's)")
     parser.add_argument("--sync", default="full", choices=SYNC_MODES,
                         help="SQLite synchronous mode: full survives power loss, normal a killed process")
@@ -506,6 +516,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--token-file", type=Path, help=f"bearer token file (or set {TOKEN_ENV})")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     return parser.parse_args(argv)
+
+
+def scheduler_settings(args: argparse.Namespace) -> SchedulerSettings:
+    """The scheduler's settings from the flags: each field's flag is its name (--scheduler for the kind)."""
+    return SchedulerSettings(**{field.name: getattr(args, "scheduler" if field.name == "kind" else field.name)
+                                for field in dataclasses.fields(SchedulerSettings)})
 
 
 def read_token(token_file: Path | None) -> str | None:
@@ -526,9 +542,7 @@ def main(argv: list[str] | None = None) -> None:
                 raise ValueError(f"{flag} must be > 0, got {value}")
         allow_open_files(args.max_connections)
         token = read_token(args.token_file)
-        scheduler = SchedulerSettings(args.scheduler, args.initial_difficulty, args.window, args.promote_threshold,
-                                      args.min_samples, args.static_lo, args.static_hi, args.seed)
-        service = GymService(args.state, args.collection, scheduler, args.prompt_format, args.workers,
+        service = GymService(args.state, args.collection, scheduler_settings(args), args.prompt_format, args.workers,
                              args.timeout_s, args.memory_limit_mb or None, args.sync, args.accept_state_loss)
     except (ValueError, KeyError, OSError) as error:
         sys.exit(f"rlve_jax.serve: {error}")

@@ -1,11 +1,13 @@
-"""The adaptive gym behind the HTTP service: scheduler-driven problems, pooled verification, durable state.
+"""The gym behind the HTTP service: scheduler-driven problems, pooled verification, durable state.
 
-The rule is the trainer's (rlve_jax/gym/scheduler.py `SchedulerSettings.build`, rlve_jax/rl/collector.py): problems
-come from `scheduler.sample()` (environment uniform, level uniform in its window, the seed's block of problem seeds
-0, 1, 2, ...: gym/scheduler.first_problem_seed) and are
-generated in the EnvPool; each verdict counts as `Rollout(env, difficulty, accuracy)`, and one verify request
-is one `scheduler.update(...)` call, as one training step is (send a step's verdicts in one request and
-the levels move exactly as in training).
+The curriculum is the trainer's (rlve_jax/gym/scheduler `SchedulerSettings.build`, any registered kind; fed as
+rlve_jax/rl/collector.py feeds it): problems come from `scheduler.sample()` (for `adaptive`: environment uniform,
+level uniform in its window; every kind draws the seed's block of problem seeds 0, 1, 2, ...:
+gym/scheduler.first_problem_seed) and are generated in the EnvPool; each verdict counts as
+`Rollout(env, difficulty, accuracy, group=problem id)`, and one verify request is one `scheduler.update(...)` call,
+as one training step is (send a step's verdicts in one request, a problem's G responses together, and the
+scheduler moves exactly as in training: a group is a problem's responses within one request, as a record row is
+in the trainer).
 
 Threads: the scheduler and the database live on one thread ("state"), the pool on another ("pool"); the
 event loop only awaits them. Verify requests arriving while the pool is busy are verified together in its
@@ -77,7 +79,8 @@ class GymService:
         stored = self.store.get_meta("settings")
         if stored is None:
             self.store.set_meta("settings", settings)
-        elif stored != settings:
+        elif settings != {**stored, "scheduler": {**dataclasses.asdict(SchedulerSettings()), **stored["scheduler"]}}:
+            # (a state made before a scheduler setting existed ran with that setting's default)
             changed = sorted(k for k in settings if stored.get(k) != settings[k])
             raise ValueError(f"{self.store.path} was made with other settings ({', '.join(changed)} differ): "
                              f"start with the same flags or another --state directory")
@@ -138,16 +141,14 @@ class GymService:
         return await self._on_state(self.scheduler.state_dict)
 
     async def env_state(self, env: str) -> dict[str, Any]:
-        """One environment's level, window and counts at its level (KeyError when not served)."""
-        if env not in self.scheduler.upper:
+        """One environment's curriculum state (the scheduler's `describe`: for adaptive its level, window and counts
+        at its level) and its counts (KeyError when not served)."""
+        if env not in self.scheduler.max_levels:
             raise KeyError(env)
 
         def read() -> dict[str, Any]:
-            tally = self.scheduler.tally[env]
-            lo, hi = self.scheduler.window_of(env)
-            return {"env": env, "difficulty": hi, "window": [lo, hi], "samples_at_h": tally.num_samples,
-                    "accuracy_at_h": tally.accuracy_sum / tally.num_samples if tally.num_samples else None,
-                    "top_level": self.scheduler.max_levels.get(env), "problems": self.problem_counts[env],
+            return {"env": env, **self.scheduler.describe(env), "top_level": self.scheduler.max_levels.get(env),
+                    "problems": self.problem_counts[env],
                     "verdicts": sum(n for (e, _), n in self.verdict_counts.items() if e == env)}
 
         return await self._on_state(read)
@@ -227,7 +228,7 @@ class GymService:
                 responses.append(stored or request_id)
                 continue
             seen[request_id] = digest
-            promoted = self.scheduler.update(Rollout(p.env, p.difficulty, float(v.accuracy))
+            promoted = self.scheduler.update(Rollout(p.env, p.difficulty, float(v.accuracy), group=p.seed)
                                              for p, v in zip(problems, verdicts))
             response = {"request_id": request_id, "promoted": promoted,
                         "verdicts": [{"problem_id": p.seed, "env": p.env, "difficulty": p.difficulty,
@@ -323,24 +324,26 @@ class _Group:
 
 
 class _SchedulerCollector:
-    """Prometheus families read from the service at scrape time: levels, accuracy at the level, counts."""
+    """Prometheus families read from the service at scrape time: levels, accuracy at h (window kinds), counts."""
 
     def __init__(self, service: GymService):
         self.service = service
 
     def collect(self):
         s = self.service
-        upper, tally = dict(s.scheduler.upper), dict(s.scheduler.tally)
-        level = GaugeMetricFamily("rlve_difficulty", "The environment's upper level h", labels=["env"])
+        levels = s.scheduler.levels()
+        level = GaugeMetricFamily("rlve_difficulty", "The environment's level: h, its window's top (adaptive, static), "
+                                  "or the expected level of its next draw (learnability, thompson)", labels=["env"])
         accuracy = GaugeMetricFamily("rlve_accuracy_at_h", "Mean accuracy of the verdicts counted at h since the "
                                      "last promotion check (0 when none)", labels=["env"])
         samples = GaugeMetricFamily("rlve_samples_at_h", "Verdicts counted at h since the last promotion check",
                                     labels=["env"])
-        for env, h in upper.items():
+        for env, h in levels.items():
             level.add_metric([env], h)
-            t = tally[env]
-            accuracy.add_metric([env], t.accuracy_sum / t.num_samples if t.num_samples else 0.0)
-            samples.add_metric([env], t.num_samples)
+            view = s.scheduler.describe(env)
+            if "samples_at_h" in view:
+                accuracy.add_metric([env], view["accuracy_at_h"] or 0.0)
+                samples.add_metric([env], view["samples_at_h"])
         verdicts = CounterMetricFamily("rlve_verdicts", "Verdicts applied, by environment and reason",
                                        labels=["env", "reason"])
         for (env, reason), n in dict(s.verdict_counts).items():

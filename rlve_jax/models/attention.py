@@ -70,19 +70,23 @@ def attend(q: jax.Array, k: jax.Array, v: jax.Array, kv_lengths: jax.Array | Non
     raise AssertionError(impl)
 
 
-def per_shard(kernel, q: jax.Array, k: jax.Array, v: jax.Array, lengths: jax.Array, *, head_axis: int) -> jax.Array:
-    """Run a Pallas kernel on each device's shard (rows over the data axes, heads at `head_axis` over "tensor")
-    when traced under `jax.set_mesh`: the SPMD partitioner cannot split a kernel call itself (Mosaic refuses,
-    and XLA would gather a Triton call's operands). Without a traced mesh, the kernel on the whole arrays."""
+def per_shard(kernel, q: jax.Array, k: jax.Array, v: jax.Array, lengths: jax.Array, *, head_axis: int,
+              kv_head_axis: int | None = None) -> jax.Array:
+    """Run a Pallas kernel on each device's shard (rows over the data axes, heads at `head_axis` of q and
+    `kv_head_axis` of k and v (default: the same) over "tensor") when traced under `jax.set_mesh`: the SPMD
+    partitioner cannot split a kernel call itself (Mosaic refuses, and XLA would gather a Triton call's operands).
+    Without a traced mesh, the kernel on the whole arrays."""
     mesh = jax.sharding.get_abstract_mesh()
     if mesh.empty:
         return kernel(q, k, v, lengths)
+    kv_head_axis = head_axis if kv_head_axis is None else kv_head_axis
     batch = tuple(a for a in BATCH_AXES if a in mesh.axis_names)
     batch = batch if batch and q.shape[0] % math.prod(mesh.shape[a] for a in batch) == 0 else None
-    heads = "tensor" if "tensor" in mesh.axis_names and k.shape[head_axis] % mesh.shape["tensor"] == 0 else None
-    spec = jax.sharding.PartitionSpec(batch, *[None] * (head_axis - 1), heads)
-    return jax.shard_map(kernel, mesh=mesh, in_specs=(spec, spec, spec, jax.sharding.PartitionSpec(batch)),
-                         out_specs=spec, check_vma=False)(q, k, v, lengths)
+    heads = "tensor" if "tensor" in mesh.axis_names and k.shape[kv_head_axis] % mesh.shape["tensor"] == 0 else None
+    q_spec, kv_spec = (jax.sharding.PartitionSpec(batch, *[None] * (axis - 1), heads)
+                       for axis in (head_axis, kv_head_axis))
+    return jax.shard_map(kernel, mesh=mesh, in_specs=(q_spec, kv_spec, kv_spec, jax.sharding.PartitionSpec(batch)),
+                         out_specs=q_spec, check_vma=False)(q, k, v, lengths)
 
 
 def batch_sharded(x: jax.Array) -> jax.Array:

@@ -175,8 +175,9 @@ class LayerCache(NamedTuple):
 
 
 class SlotCache(NamedTuple):
-    """The rollout engine's decode cache of one layer, [B, K, S, H] (stacked: [L, B, K, S, H]): each row's
-    keys of a KV head contiguous, read by rlve_jax/models/decode_attention.py only up to each row's live length."""
+    """The rollout engine's decode cache of one layer, [B, S, K, H] (stacked: [L, B, S, K, H]), LayerCache's layout
+    (a step writes one position's K x H values), read by rlve_jax/models/decode_attention.py only up to each row's
+    live length."""
 
     k: jax.Array
     v: jax.Array
@@ -260,8 +261,8 @@ class Attention(nnx.Module):
         """The engine's decode step: q [B, 1, N, H], k/v [B, 1, K, H] written at positions [B, 1]; attention
         over each row's first kv_lengths [B] cached positions."""
         rows = jnp.arange(q.shape[0])  # [B]
-        cache = SlotCache(cache.k.at[rows, :, positions[:, 0]].set(k[:, 0].astype(cache.k.dtype), mode="drop"),
-                          cache.v.at[rows, :, positions[:, 0]].set(v[:, 0].astype(cache.v.dtype), mode="drop"))
+        cache = SlotCache(cache.k.at[rows, positions[:, 0]].set(k[:, 0].astype(cache.k.dtype), mode="drop"),
+                          cache.v.at[rows, positions[:, 0]].set(v[:, 0].astype(cache.v.dtype), mode="drop"))
         out = decode_attention.decode_attention(q[:, 0], cache.k.astype(q.dtype), cache.v.astype(q.dtype),
                                                 kv_lengths, impl=self.cfg.decode_attention)[:, None]  # [B, 1, N, H]
         y = jnp.einsum("BTNH,NHD->BTD", out, self.o_proj[...].astype(q.dtype))

@@ -15,7 +15,7 @@ from jax.experimental import multihost_utils
 from jax.sharding import Mesh
 
 from rlve_jax.models import convert, decode_attention, lora as lora_lib, tiny_tokenizer
-from rlve_jax.runtime import distributed, sharding
+from rlve_jax.runtime import distributed, sharding, trainable
 from rlve_jax.models import model as model_lib
 from rlve_jax.gym.prompts import PromptFormat
 from rlve_jax.gym.tokenizer import Tokenizer
@@ -67,17 +67,33 @@ class Policy:
     sampler_mesh: Mesh
     model_config: model_lib.ModelConfig  # the shape and numerics, without merging the model to read them
     lora: lora_lib.LoraConfig | None = None  # model.lora (None: rank 0, every weight trains)
+    # LoRA on a sampler mesh of its own: the frozen base weights sent there by the first sampler_model
+    _sampler_base: Any = dataclasses.field(default=None, init=False, repr=False, compare=False)
 
     def sampler_model(self, params: Any = None) -> nnx.Module:
         """The model with this process's copy of `params` (default: the policy's own) placed for the sampler. With
-        LoRA, the adapters merged into the weights first (on the training mesh, sharded): the engine runs the plain
-        model at full-fine-tuning speed, one merge per collection instead of two extra matmuls per projection."""
+        LoRA the engine runs the plain model with the adapters merged into the weights (at full-fine-tuning speed,
+        one merge per collection instead of two extra matmuls per projection): merged on the training mesh and
+        placed like the rest where the sampler shares its devices; on a sampler mesh of its own the adapters alone
+        cross to it (the frozen base crossed once, kept there) and are merged there."""
         params, graphdef = self.params if params is None else params, self.graphdef
+        if self.lora is None:
+            state = sharding.sampler_state(params, self.mesh, self.sampler_mesh)
+        elif set(self.sampler_mesh.devices.flat).isdisjoint(self.mesh.devices.flat):
+            adapters, base = trainable.split_trainable(params)
+            if self._sampler_base is None:
+                self._sampler_base = sharding.sampler_state(base, self.mesh, self.sampler_mesh)
+            sent = sharding.sampler_state(adapters, self.mesh, self.sampler_mesh)
+            state = self._merge(trainable.merge_trainable(sent, self._sampler_base))
+        else:
+            state = sharding.sampler_state(self._merge(params), self.mesh, self.sampler_mesh)
         if self.lora is not None:
-            params = lora_lib.merge_params(params, self.lora.scale, self.model_config.scan_layers)
             graphdef = lora_lib.plain_graphdef(self.model_config)
-        state = sharding.sampler_state(params, self.mesh, self.sampler_mesh)
         return nnx.merge(graphdef, jax.block_until_ready(state), self.rest)
+
+    def _merge(self, params: Any) -> Any:
+        """W + scale * A @ B in each adapted projection, adapters dropped (the plain model's parameters)."""
+        return lora_lib.merge_params(params, self.lora.scale, self.model_config.scan_layers)
 
     @property
     def stop_ids(self) -> list[int]:
@@ -144,14 +160,14 @@ def policy_shape(model: ModelSettings, tokenizer: TokenizerSettings, *, env_name
 
 def load_policy(model: ModelSettings, tokenizer: TokenizerSettings, mesh: sharding.MeshSettings, *, seed: int,
                 env_names: Sequence[str], workdir: Path,
-                check: Callable[[model_lib.ModelConfig], object] | None = None) -> Policy:
-    """The one policy assembly (the builder, evaluation, export's tests): the shape, `check(shape)` before any
-    weight is read (the memory plan: a config that cannot fit fails in seconds), the meshes, then the weights:
-    the HF checkpoint at model.path loaded onto the mesh, or the preset initialised from the seed; LoRA adapters on
-    it when model.lora has a rank."""
+                check: Callable[[model_lib.ModelConfig, PromptFormat], object] | None = None) -> Policy:
+    """The one policy assembly (the builder, evaluation, export's tests): the shape, `check(shape, prompt format)`
+    before any weight is read (the memory plan: a config that cannot fit fails in seconds), the meshes, then the
+    weights: the HF checkpoint at model.path loaded onto the mesh, or the preset initialised from the seed; LoRA
+    adapters on it when model.lora has a rank."""
     loaded, prompt_format, model_config = policy_shape(model, tokenizer, env_names=env_names, workdir=workdir)
     if check is not None:
-        check(model_config)
+        check(model_config, prompt_format)
     train_mesh, sampler_mesh = sharding.meshes(mesh)
     if model.path:
         weights = convert.load_hf(model.path, model_config, mesh=train_mesh)

@@ -1,5 +1,6 @@
-"""One-step-off-policy rollouts: the next step's batch is collected on the rollout sub-mesh while the learner
-updates on this step's batch on the training sub-mesh (mesh.rollout_devices > 0, train.max_staleness).
+"""One-step-off-policy rollouts: the next step's batch is collected on each process's rollout devices while the
+learner updates on this step's batch on every process's training devices (mesh.rollout_devices > 0: each
+process's last N devices, train.max_staleness).
 
 The Trainer drives it through the BatchSource interface (rl/collector.py); per step k (the trainer's step count =
 the policy version, updates applied so far):
@@ -20,24 +21,28 @@ weights it is sampled with lag (the adaptive scheduler's rule is unchanged). One
 time: with one rollout mesh producing batches in order, a lag of 1 already keeps the slower side busy.
 
 An in-flight batch at a checkpoint (or before the in-training evaluation, which shares the pool and the
-rollout mesh) is waited for first; a checkpoint then holds it, complete, beside the scheduler state it left
-(`state_dict`), so a resumed run trains on the same batch and draws the next one with the same weights.
+rollout mesh) is waited for first; a checkpoint then holds it, complete, with every process's groups as arrays,
+beside the scheduler state it left (`state_dict`), so a resumed run trains on the same batch and draws the next one
+with the same weights (on another process count, the batch's groups are dealt out anew).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import json
 import time
 from typing import Any
 
+import jax
 import numpy as np
 from flax import nnx
 
-from rlve_jax.gym.env import Problem, Verdict
 from rlve_jax.models.policy import Policy
-from rlve_jax.rl.collector import Collection, Collector, GroupRecords
-from rlve_jax.rl.rollout import Group, RolloutStats
+from rlve_jax.rl import batch_arrays
+from rlve_jax.rl.collector import Collection, Collector, GroupRecords, rank_within
+from rlve_jax.rl.rollout import RolloutStats
+from rlve_jax.runtime import distributed
 
 
 class AsyncCollector:
@@ -45,11 +50,17 @@ class AsyncCollector:
     sub-mesh while the learner updates on batch k."""
 
     def __init__(self, collector: Collector, policy: Policy, max_staleness: int):
-        if set(policy.sampler_mesh.devices.flat) & set(policy.mesh.devices.flat):
+        training = list(policy.mesh.devices.flat)
+        if set(policy.sampler_mesh.devices.flat) & set(training):
             raise ValueError("one-step-off-policy training needs a rollout mesh of its own: set "
                              "mesh.rollout_devices > 0")
         self.collector, self.policy, self.max_staleness = collector, policy, max_staleness
-        self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="rollouts")
+        # Each thread's exchanges between processes on its own devices: the rollouts' on every process's rollout
+        # devices, the learner's (this thread's) on the training devices (runtime/distributed.py).
+        distributed.exchange_on(training)
+        self.executor = concurrent.futures.ThreadPoolExecutor(
+            1, thread_name_prefix="rollouts", initializer=distributed.exchange_on,
+            initargs=([d for d in jax.devices() if d not in set(training)],))
         self.in_flight: tuple[int, concurrent.futures.Future] | None = None  # (step, its Collection to come)
         self.waited = {"weight_transfer": 0.0, "wait_rollouts": 0.0}  # this step's, main thread
 
@@ -95,12 +106,13 @@ class AsyncCollector:
         return {f"time/{name}": value for name, value in waited.items()}
 
     def state_dict(self) -> dict:
-        """The collector's state and the batch collected ahead, complete (waited for)."""
+        """The collector's state and the batch collected ahead, complete (waited for), as arrays holding every
+        process's groups."""
         self.settle()
         ahead = None
         if self.in_flight is not None:
             step, future = self.in_flight
-            ahead = {"step": step, "collection": collection_to_dict(future.result())}
+            ahead = {"step": step, **collection_to_arrays(future.result())}
         return {**self.collector.state_dict(), "ahead": ahead}
 
     def load_state_dict(self, state: dict) -> None:
@@ -108,42 +120,41 @@ class AsyncCollector:
         ahead = state.get("ahead")
         if ahead is not None:
             future: concurrent.futures.Future = concurrent.futures.Future()
-            future.set_result(collection_from_dict(ahead["collection"]))
+            future.set_result(collection_from_arrays(ahead))
             self.in_flight = (ahead["step"], future)
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=True)
+        distributed.exchange_on(None)
 
 
-# -- a collected batch as JSON (a checkpoint holds the batch collected ahead) ---------------------------------
+# -- a collected batch as arrays (a checkpoint holds the batch collected ahead) --------------------------------
 
 
-def group_to_dict(group: Group) -> dict[str, Any]:
-    """JSON-native; float32 sampler logprobs survive the float64 text exactly."""
-    return {"problem": group.problem.to_json(), "prompt_tokens": group.prompt_tokens,
-            "response_tokens": group.response_tokens, "response_texts": group.response_texts,
-            "sampler_logprobs": [np.asarray(x, np.float32).tolist() for x in group.sampler_logprobs],
-            "truncated": [bool(t) for t in group.truncated],
-            "verdicts": [dataclasses.asdict(v) for v in group.verdicts]}
+def collection_to_arrays(collection: Collection) -> dict[str, Any]:
+    """The collection with every process's groups, in records order (gathered), its records and kept indices as
+    arrays; its stats (summed over processes already) and each process's failure counts as JSON."""
+    records = collection.records
+    mine = batch_arrays.to_bytes(batch_arrays.groups_to_arrays(collection.mine))
+    everyone = [batch_arrays.groups_from_arrays(batch_arrays.from_bytes(b)) for b in distributed.allgather_bytes(mine)]
+    failures = [json.loads(b) for b in distributed.allgather_bytes(json.dumps(collection.failures).encode())]
+    in_order = [everyone[q][i] for q, i in zip(records.owner, rank_within(records.owner))]
+    return {"groups": batch_arrays.groups_to_arrays(in_order), "records": records._asdict(),
+            "kept": collection.kept, "stats": dataclasses.asdict(collection.stats), "failures": failures}
 
 
-def group_from_dict(d: dict[str, Any]) -> Group:
-    return Group(Problem.from_json(d["problem"]), list(d["prompt_tokens"]), [list(r) for r in d["response_tokens"]],
-                 list(d["response_texts"]), [np.asarray(x, np.float32) for x in d["sampler_logprobs"]],
-                 list(d["truncated"]), [Verdict(**v) for v in d["verdicts"]])
-
-
-def collection_to_dict(collection: Collection) -> dict[str, Any]:
-    records = {name: {"dtype": x.dtype.str, "shape": list(x.shape), "values": x.reshape(-1).tolist()}
-               for name, x in collection.records._asdict().items()}
-    return {"mine": [group_to_dict(g) for g in collection.mine], "records": records,
-            "kept": collection.kept.tolist(), "stats": dataclasses.asdict(collection.stats),
-            "failures": dict(collection.failures)}
-
-
-def collection_from_dict(d: dict[str, Any]) -> Collection:
-    records = GroupRecords(**{name: np.asarray(x["values"], np.dtype(x["dtype"])).reshape(x["shape"])
-                              for name, x in d["records"].items()})
-    return Collection([group_from_dict(g) for g in d["mine"]], records, np.asarray(d["kept"], np.int64),
-                      RolloutStats(**d["stats"]), dict(d["failures"]))
-
+def collection_from_arrays(saved: dict[str, Any]) -> Collection:
+    """This process's share of a saved collection: the groups it held, on the same process count; on another, a
+    contiguous share of the records, which then name it as their owner."""
+    records = GroupRecords(**{name: np.asarray(x) for name, x in saved["records"].items()})
+    failures = saved["failures"]
+    if len(failures) != jax.process_count():
+        owner = np.zeros(len(records.owner), np.int32)
+        for q in range(jax.process_count()):
+            owner[distributed.process_slice(len(owner), q)] = q
+        records = records._replace(owner=owner)
+        failures = [{} for _ in range(jax.process_count())]
+    groups = batch_arrays.groups_from_arrays(saved["groups"])
+    mine = [g for g, q in zip(groups, records.owner) if q == jax.process_index()]
+    return Collection(mine, records, np.asarray(saved["kept"], np.int64), RolloutStats(**saved["stats"]),
+                      dict(failures[jax.process_index()]))

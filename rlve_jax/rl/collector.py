@@ -7,11 +7,19 @@ verifies its own contiguous share of them. The verdicts are all-gathered each ro
 `GroupRecords`, so the scheduler update and the keep decisions agree on every process, and
 the kept groups are named in draw order: results do not depend on the process count. Sampling
 keys are derived from (seed, step, round, draw index).
+
+Partial rollouts: each process decodes its own groups and the ones it carries (owned by the process that
+generated them); the round stops at the length where every process's completed groups fill the batch
+(rl/rollout.partial_round, the lengths all-gathered), so the keep and carry decisions are the same on every
+process and for any process count; a round's records are ordered by (length, draw). A checkpoint holds every
+process's carried rows (`state_dict`); a resume on another process count deals them out anew.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import sys
 import time
 from typing import NamedTuple, Protocol, Sequence
 
@@ -21,10 +29,11 @@ from flax import nnx
 
 from rlve_jax.generation.generator import Generator, SamplingSettings
 from rlve_jax.gym.pool import EnvPool, FailureBudgetExceeded, failure_budget_message
-from rlve_jax.gym.scheduler import AdaptiveScheduler, Rollout
+from rlve_jax.gym.scheduler import Rollout, Scheduler, steered_draws
 from rlve_jax.models.policy import Policy
 from rlve_jax.rl.filters import GROUP_FILTERS, informative
-from rlve_jax.rl.rollout import Group, PendingGroup, RolloutStats, sample_groups
+from rlve_jax.rl import batch_arrays
+from rlve_jax.rl.rollout import Group, PendingGroup, RolloutStats, encoded, partial_round, pending_groups, sample_groups
 from rlve_jax.runtime import distributed
 
 
@@ -58,10 +67,11 @@ class Collection:
     failures: dict[str, int]  # this process's failed pool items (FailureTally.metrics), per environment too
 
     def rollouts(self, env_names: Sequence[str]) -> list[Rollout]:
-        """What the scheduler counts: every generated response's environment, level and accuracy."""
-        records = self.records
-        return [Rollout(env_names[env], int(difficulty), float(accuracy))
-                for env, difficulty, accuracies in zip(records.env, records.difficulty, records.accuracy)
+        """What the scheduler counts: every generated response's environment, level and accuracy, and its group (the
+        record's row)."""
+        r = self.records
+        return [Rollout(env_names[env], int(difficulty), float(accuracy), group=row)
+                for row, (env, difficulty, accuracies) in enumerate(zip(r.env, r.difficulty, r.accuracy))
                 for accuracy in accuracies]
 
 
@@ -83,9 +93,11 @@ class CollectorSettings:
     max_rounds: int  # rounds before a step trains on what it kept
     group_filter: str  # GROUP_FILTERS: which groups a step keeps
     partial_rollouts: bool  # stop decoding once a round's completed groups fill the batch; carry the rest
+    segment_steps: int  # partial rollouts: tokens per row in a round's first decoding phase (then doubling)
     reward_key: str  # "reward" (shaped) or "accuracy" (binary): what the group filter reads
     max_failure_share: float  # the step stops the run past this share of failed generations or verifications
     seed: int  # the run's: sampling keys derive from (seed, step, round)
+    steered_oversampling: bool = False  # draw each round what the scheduler expects to fill the batch (<= oversample)
 
 
 class BatchSource(Protocol):
@@ -116,17 +128,14 @@ class Collector:
     """Draws problems from the scheduler and turns them into verified groups until a step's batch is full; the
     BatchSource that collects each step's batch when the Trainer takes it."""
 
-    def __init__(self, policy: Policy, pool: EnvPool, scheduler: AdaptiveScheduler, generator: Generator, *,
+    def __init__(self, policy: Policy, pool: EnvPool, scheduler: Scheduler, generator: Generator, *,
                  env_names: Sequence[str], settings: CollectorSettings):
         self.policy, self.pool, self.scheduler, self.generator = policy, pool, scheduler, generator
         self.env_names, self.settings = list(env_names), settings
         self.group_filter = GROUP_FILTERS[settings.group_filter]
         if settings.partial_rollouts and not generator.resumable:
             raise TypeError("partial rollouts decode in the continuous Engine (rollout.engine='continuous')")
-        if settings.partial_rollouts and jax.process_count() > 1:
-            raise ValueError("rollout.partial_rollouts=True runs on one process (each process would stop its "
-                             "decoding on its own): set --config.rollout.partial_rollouts=False")
-        self.carried: list[PendingGroup] = []  # partial rollouts: groups still decoding, resumed next step
+        self.carried: list[PendingGroup] = []  # partial rollouts: this process's groups still decoding
 
     # -- the batch source ---------------------------------------------------
     def take(self, step: int, params) -> Collection:
@@ -144,11 +153,27 @@ class Collector:
         return {}
 
     def state_dict(self) -> dict:
-        """What an exact resume needs: the carried groups (their rows' tokens, logprobs, keys, versions)."""
-        return {"carried": [g.to_dict() for g in self.carried]}
+        """What an exact resume needs: every process's carried groups (their rows' tokens, logprobs, keys,
+        versions) as arrays, with the process that holds each."""
+        everyone = [batch_arrays.pending_from_arrays(batch_arrays.from_bytes(payload)) for payload in
+                    distributed.allgather_bytes(batch_arrays.to_bytes(batch_arrays.pending_to_arrays(self.carried)))]
+        return {"carried": batch_arrays.pending_to_arrays([g for own in everyone for g in own]),
+                "carried_owner": np.array([q for q, own in enumerate(everyone) for _ in own], np.int32),
+                "processes": len(everyone)}
 
     def load_state_dict(self, state: dict) -> None:
-        self.carried = [PendingGroup.from_dict(g) for g in state.get("carried", [])]
+        """This process's carried groups: those it held, on the same process count; on another, a contiguous share
+        of all of them in draw order."""
+        if "processes" not in state:  # an older checkpoint, its carried rows (if any) as JSON
+            if state.get("carried"):
+                raise ValueError("this checkpoint's carried rows are in an older format: resume it with the version "
+                                 "that wrote it")
+            return
+        carried = batch_arrays.pending_from_arrays(state["carried"])
+        if state["processes"] == jax.process_count():
+            self.carried = [g for g, q in zip(carried, state["carried_owner"]) if q == jax.process_index()]
+        else:
+            self.carried = sorted(carried, key=lambda g: g.draw)[distributed.process_slice(len(carried))]
 
     def close(self) -> None:
         """Nothing to release (the pool is the Trainer's)."""
@@ -174,39 +199,48 @@ class Collector:
         kept: list[int] = []
         for round_index in range(s.max_rounds):
             start = time.perf_counter()
-            draws = [self.scheduler.sample() for _ in range(s.oversample_prompts)]  # the same on every process
+            draws = (steered_draws(self.scheduler, s.prompts_per_step - len(kept), s.oversample_prompts,
+                                   s.sampling.samples) if s.steered_oversampling
+                     else [self.scheduler.sample() for _ in range(s.oversample_prompts)])  # the same on every process
             share = distributed.process_slice(len(draws))
             problems = self.pool.generate([(d.env, d.difficulty, d.seed) for d in draws[share]])
             stats.failed_generations += sum(p is None for p in problems)
             stats.seconds["sample"] += time.perf_counter() - start
             ids = [share.start + i for i, p in enumerate(problems) if p is not None]
             valid = [p for p in problems if p is not None]
-            carried_in, need = len(self.carried), s.prompts_per_step - len(kept)
-            # partial rollouts: stop decoding once this round's completed groups fill the batch
-            enough = (lambda done: sum(map(self.keeps, done)) >= need) if s.partial_rollouts else None
-            groups, self.carried = sample_groups(self.policy, model, self.pool, valid, s.sampling,
-                                                 self.sampling_key(step, round_index), stats, self.generator,
-                                                 prompt_ids=ids, carried=self.carried, enough=enough, version=version)
+            key = self.sampling_key(step, round_index)
+            if s.partial_rollouts:
+                need = s.prompts_per_step - len(kept)
+                pending = [*self.carried, *pending_groups(encoded(self.policy, valid, s.sampling, stats, ids),
+                                                          s.sampling, step, round_index)]
+                ordered, self.carried = partial_round(
+                    self.policy, model, self.pool, pending, key, stats, self.generator, version=version,
+                    first_steps=s.segment_steps, stop_length=functools.partial(self.stop_length, need=need))
+            else:
+                groups = sample_groups(self.policy, model, self.pool, valid, s.sampling, key, stats, self.generator,
+                                       prompt_ids=ids)
+                ordered = [((0, step, round_index, share.start + i), g) for i, g in enumerate(groups)]  # draw order
+            ordered.sort(key=lambda pair: pair[0])
             stats.rounds += 1
             first = sum(len(r.owner) for r in rounds)
-            rounds.append(self.gather_records(groups, -(-len(draws) // jax.process_count()) + carried_in))
-            mine += groups
+            rounds.append(self.gather_records([g for _, g in ordered], [order for order, _ in ordered]))
+            mine += [g for _, g in ordered]
             for i, passes in enumerate(rounds[-1].passes):
                 if passes and len(kept) < s.prompts_per_step:
                     kept.append(first + i)
             if len(kept) >= s.prompts_per_step:
                 break
         records = GroupRecords(*map(np.concatenate, zip(*rounds)))
-        counts = distributed.allgather(np.array([stats.failed_generations, stats.skipped_long_prompts,
-                                                 stats.generated_tokens, stats.verifier_timeouts,
-                                                 stats.verifier_crashes, stats.verifier_errors,
-                                                 stats.peak_cache_bytes], np.int64))
-        (stats.failed_generations, stats.skipped_long_prompts, stats.generated_tokens, stats.verifier_timeouts,
-         stats.verifier_crashes, stats.verifier_errors) = map(int, counts[:, :6].sum(0))
-        stats.peak_cache_bytes = int(counts[:, 6].max())
+        stats.carried_rows = sum(not r.done for g in self.carried for r in g.rows)
+        summed = ("failed_generations", "skipped_long_prompts", "generated_tokens", "verifier_timeouts",
+                  "verifier_crashes", "verifier_errors", "staleness_sum", "carried_rows")
+        counts = distributed.allgather(np.array([getattr(stats, f) for f in summed]
+                                                + [stats.peak_cache_bytes, stats.staleness_max], np.int64))
+        for i, field in enumerate(summed):
+            setattr(stats, field, int(counts[:, i].sum()))
+        stats.peak_cache_bytes, stats.staleness_max = (int(x) for x in counts[:, len(summed):].max(0))
         stats.sampled_logprob_sum = float(distributed.allgather(np.array([stats.sampled_logprob_sum])).sum())
         stats.drawn_groups, stats.kept_groups = len(records.owner), len(kept)
-        stats.carried_rows = sum(not r.done for g in self.carried for r in g.rows)
         if stats.generated_tokens:  # every token's age counted from the sampler's version, plus its lag
             stats.staleness_sum += (step - version) * stats.generated_tokens
             stats.staleness_max += step - version
@@ -217,19 +251,34 @@ class Collector:
                                                    f"env.max_failure_share={s.max_failure_share:g} of its items")
         return Collection(mine, records, np.array(kept, np.int64), stats, failures.metrics())
 
+    def stop_length(self, complete: list[tuple[int, Group]], decoding: bool, need: int) -> int | None:
+        """Partial rollouts: a round's stop length (rl/rollout.partial_round), the same on every process: the least
+        length by which `need` groups the batch would keep are complete on all processes together; None while rows
+        still decode short of it; no bound once no process has rows decoding."""
+        kept = np.array([n for n, group in complete if self.keeps(group)], np.int64)
+        lengths = np.sort(np.concatenate([np.frombuffer(payload, np.int64) for payload in
+                                          distributed.allgather_bytes(kept.tobytes())]))
+        if len(lengths) >= need:
+            return int(lengths[need - 1])
+        return None if distributed.any_process(decoding) else sys.maxsize
+
     def keeps(self, group: Group) -> bool:
         """Whether the batch would keep this group (rollout.group_filter on its rewards)."""
         return self.group_filter(group.rewards(self.settings.reward_key))
 
-    def gather_records(self, groups: list[Group], capacity: int) -> GroupRecords:
-        """Every process's groups of one round as records, in draw order (identical on every process)."""
+    def gather_records(self, groups: list[Group], order: list[tuple[int, ...]]) -> GroupRecords:
+        """Every process's groups of one round as records (identical on every process), in the order of their
+        `order` keys (each process's groups come sorted by them)."""
         g = self.settings.sampling.samples
+        capacity = int(distributed.allgather(np.array(len(groups), np.int64)).max())
         local = GroupRecords(
             owner=np.full(capacity, -1, np.int32), env=np.zeros(capacity, np.int32),  # owner -1: an empty slot
             difficulty=np.zeros(capacity, np.int32), prompt_length=np.zeros(capacity, np.int32),
             informative=np.zeros(capacity, bool), passes=np.zeros(capacity, bool), reward=np.zeros((capacity, g)),
             accuracy=np.zeros((capacity, g), bool), format_ok=np.zeros((capacity, g), bool),
             length=np.zeros((capacity, g), np.int32), truncated=np.zeros((capacity, g), bool))
+        keys = np.zeros((capacity, 4), np.int64)
+        keys[:len(order)] = np.reshape(order, (-1, 4))
         for i, group in enumerate(groups):
             local.owner[i] = jax.process_index()
             local.env[i] = self.env_names.index(group.problem.env)
@@ -242,9 +291,11 @@ class Collector:
             local.format_ok[i] = [v.format_ok for v in group.verdicts]
             local.length[i] = [len(r) for r in group.response_tokens]
             local.truncated[i] = group.truncated
-        everyone = distributed.allgather(local)  # [P, capacity, ...], process order = draw order
+        everyone, keys = distributed.allgather((local, keys))  # [P, capacity, ...]
         present = everyone.owner.reshape(-1) >= 0
-        return GroupRecords(*(x.reshape(-1, *x.shape[2:])[present] for x in everyone))
+        keys = keys.reshape(-1, 4)[present]
+        order = np.lexsort(keys.T[::-1])  # by the first key, then the next, ...
+        return GroupRecords(*(x.reshape(-1, *x.shape[2:])[present][order] for x in everyone))
 
 
 def rollout_metrics(records: GroupRecords, env_names: Sequence[str], stats: RolloutStats) -> dict[str, float]:

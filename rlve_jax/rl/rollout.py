@@ -1,6 +1,7 @@
 """The rollout: problems -> G responses each (generation/rollout.py's sample_responses, or a resumable generator's
 rows) -> verdicts from the pool -> Groups, the learner's unit. One door, `sample_groups`, for the training steps,
-the in-training evaluation and rlve_jax/evaluation/evaluate.py.
+the in-training evaluation and rlve_jax/evaluation/evaluate.py; partial rollouts' rounds (`partial_round`) carry
+the groups they leave unfinished into the next step.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ class RolloutStats:
     verifier_timeouts: int = 0  # verdicts the pool cut at its time limit
     verifier_crashes: int = 0  # verdicts whose worker process died (memory limit, segfault)
     verifier_errors: int = 0  # verdicts where the scorer raised
-    staleness_sum: int = 0  # partial rollouts: sum over generated tokens of (step - the version that drew it)
+    staleness_sum: int = 0  # sum over generated tokens of (step - the version that drew it)
     staleness_max: int = 0
     carried_rows: int = 0  # partial rollouts: unfinished rows carried into the next step
     seconds: dict = dataclasses.field(default_factory=lambda: {"sample": 0.0, "generate": 0.0, "verify": 0.0})
@@ -59,61 +60,41 @@ class RolloutStats:
 
 @dataclasses.dataclass
 class PendingGroup:
-    """A problem whose G rows are still decoding (partial rollouts carry it into the next step)."""
+    """A problem whose G rows are decoding (partial rollouts carry it into the next step)."""
 
     problem: Problem
     prompt_tokens: list[int]
     rows: list[Row]
-
-    def to_dict(self) -> dict:
-        return {"problem": self.problem.to_json(), "prompt_tokens": self.prompt_tokens,
-                "rows": [r.to_dict() for r in self.rows]}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "PendingGroup":
-        return cls(Problem.from_json(d["problem"]), list(d["prompt_tokens"]), [Row.from_dict(r) for r in d["rows"]])
+    draw: tuple[int, int, int]  # (step, round, index) of the draw that made it: orders a round's groups
 
 
-def sample_groups(policy: Policy, model: nnx.Module, pool: EnvPool, problems: Sequence[Problem],
-                  settings: SamplingSettings, key: jax.Array, stats: RolloutStats, generator: Generator, *,
-                  prompt_ids: Sequence[int] | None = None, carried: Sequence[PendingGroup] = (),
-                  enough: Callable[[list[Group]], bool] | None = None,
-                  version: int = 0) -> tuple[list[Group], list[PendingGroup]]:
-    """Sample G responses per problem with `model` (policy.sampler_model(params)) and verify them in the pool.
-    prompt_ids name the problems in the sampling keys (default 0, 1, ...); prompts longer than
-    settings.max_prompt_tokens are skipped (and counted).
-
-    Without `enough`: every row decodes to its end -> (the groups in problem order, []). With it (partial rollouts,
-    a resumable generator): the carried groups' rows decode first, with those of `problems`, each group is verified
-    once its G rows are done and decoding stops once enough(completed groups) holds -> (the completed groups in
-    completion order, the unfinished ones to carry). Carried rows keep their tokens, sampler logprobs, keys and the
-    policy version of each token (`version` for the new ones); they continue under `model`.
-    """
+def encoded(policy: Policy, problems: Sequence[Problem], settings: SamplingSettings, stats: RolloutStats,
+            prompt_ids: Sequence[int]) -> list[tuple[Problem, int, list[int]]]:
+    """(problem, its id, prompt tokens) of each problem whose prompt fits settings.max_prompt_tokens (the others
+    are skipped and counted)."""
     start = time.perf_counter()
-    ids = range(len(problems)) if prompt_ids is None else prompt_ids
-    encoded = []  # (problem, its id, prompt tokens)
-    for problem, prompt_id in zip(problems, ids):
+    out = []
+    for problem, prompt_id in zip(problems, prompt_ids):
         tokens = policy.prompt_format.encode(problem.prompt)
         if settings.max_prompt_tokens and len(tokens) > settings.max_prompt_tokens:
             stats.skipped_long_prompts += 1
         else:
-            encoded.append((problem, prompt_id, tokens))
+            out.append((problem, prompt_id, tokens))
     stats.seconds["sample"] += time.perf_counter() - start
-    if enough is None:
-        return _decoded_groups(policy, model, pool, encoded, settings, key, stats, generator), []
-    pending = [*carried, *(PendingGroup(problem, tokens, [
-        Row(prompt_id * settings.samples + g, tokens, settings.max_new_tokens, settings.temperature, settings.top_p,
-            settings.top_k) for g in range(settings.samples)]) for problem, prompt_id, tokens in encoded)]
-    return _resumed_groups(policy, model, pool, pending, key, stats, generator, enough, version)
+    return out
 
 
-def _decoded_groups(policy: Policy, model: nnx.Module, pool: EnvPool, encoded: list[tuple[Problem, int, list[int]]],
-                    settings: SamplingSettings, key: jax.Array, stats: RolloutStats,
-                    generator: Generator) -> list[Group]:
-    """Every row of every encoded problem decoded to its end, then verified."""
-    if not encoded:
+def sample_groups(policy: Policy, model: nnx.Module, pool: EnvPool, problems: Sequence[Problem],
+                  settings: SamplingSettings, key: jax.Array, stats: RolloutStats, generator: Generator, *,
+                  prompt_ids: Sequence[int] | None = None) -> list[Group]:
+    """Sample G responses per problem with `model` (policy.sampler_model(params)), every row to its end, and verify
+    them in the pool: the groups in problem order. prompt_ids name the problems in the sampling keys (default 0, 1,
+    ...); prompts longer than settings.max_prompt_tokens are skipped (and counted)."""
+    ids = range(len(problems)) if prompt_ids is None else prompt_ids
+    todo = encoded(policy, problems, settings, stats, ids)
+    if not todo:
         return []
-    problems, ids, prompts = (list(x) for x in zip(*encoded))
+    problems, ids, prompts = (list(x) for x in zip(*todo))
     start = time.perf_counter()
     responses = sample_responses(generator, model, policy.tokenizer, prompts, settings, key, ids)
     out = responses.output
@@ -123,7 +104,9 @@ def _decoded_groups(policy: Policy, model: nnx.Module, pool: EnvPool, encoded: l
     stats.peak_cache_bytes = max(stats.peak_cache_bytes, out.peak_cache_bytes)
     start = time.perf_counter()
     g = settings.samples
-    verdicts = _verify(policy, pool, [problems[i // g] for i in range(len(responses.texts))], responses.texts, stats)
+    verdicts = pool.verify([problems[i // g] for i in range(len(responses.texts))], responses.texts,
+                           policy.prompt_format.markers)
+    count_verdicts(verdicts, stats)
     stats.seconds["verify"] += time.perf_counter() - start
     rows = [slice(i * g, (i + 1) * g) for i in range(len(problems))]
     return [Group(problem, prompts[i], responses.tokens[rows[i]], responses.texts[rows[i]],
@@ -132,47 +115,81 @@ def _decoded_groups(policy: Policy, model: nnx.Module, pool: EnvPool, encoded: l
             for i, problem in enumerate(problems)]
 
 
-def _resumed_groups(policy: Policy, model: nnx.Module, pool: EnvPool, pending: list[PendingGroup], key: jax.Array,
-                    stats: RolloutStats, generator: Generator, enough: Callable[[list[Group]], bool],
-                    version: int) -> tuple[list[Group], list[PendingGroup]]:
-    """The pending groups' rows decoded by a resumable generator until enough(completed groups)."""
-    completed: list[Group] = []
-    verify_seconds = 0.0
+def pending_groups(todo: Sequence[tuple[Problem, int, list[int]]], settings: SamplingSettings, step: int,
+                   round_index: int) -> list[PendingGroup]:
+    """Encoded problems (`encoded`) as groups of G fresh rows (row id prompt_id * G + g) drawn at (step, round)."""
+    return [PendingGroup(problem, tokens, [Row(prompt_id * settings.samples + g, tokens, settings.max_new_tokens,
+                                               settings.temperature, settings.top_p, settings.top_k)
+                                           for g in range(settings.samples)], (step, round_index, prompt_id))
+            for problem, prompt_id, tokens in todo]
 
-    def check() -> bool:
-        nonlocal pending, verify_seconds
-        ready = [g for g in pending if all(r.done for r in g.rows)]
+
+def partial_round(policy: Policy, model: nnx.Module, pool: EnvPool, pending: list[PendingGroup], key: jax.Array,
+                  stats: RolloutStats, generator: Generator, *, version: int, first_steps: int,
+                  stop_length: Callable[[list[tuple[int, Group]], bool], int | None]
+                  ) -> tuple[list[tuple[tuple[int, ...], Group]], list[PendingGroup]]:
+    """Partial rollouts' round (a resumable generator): the pending groups' rows decoded as if in lockstep, one
+    token each per tick, until the tick at which enough groups are complete, the rest carried.
+
+    A group's length is the tokens its longest row decodes in this round; `stop_length(complete groups with their
+    lengths, whether rows still decode)` names the round's stop length once it is known (None: decode on). The
+    rows decode in phases of first_steps, then as many tokens again as were decoded (doubling), each group
+    verified once its rows are done; a phase's end asks stop_length. At the stop length L, the groups no longer
+    than L are the round's -> ((length, *draw) and the group of each: the order in which lockstep decoding
+    completes them, ties in draw order), and the others are carried, each row cut back to the tokens it had at
+    tick L: which groups complete depends on the rows' lengths alone, not on the engine's slots,
+    segments or phases (nor on the process count). Carried rows keep their tokens, sampler logprobs, keys and the
+    policy version of each token (`version` for this round's); they continue under a later model.
+    """
+    start = {id(r): len(r.tokens) for g in pending for r in g.rows}
+    complete: list[tuple[int, Group, PendingGroup]] = []
+    waiting, decoded, steps = list(pending), 0, first_steps
+    generate_seconds = verify_seconds = 0.0
+    while True:
+        begin = time.perf_counter()
+        generator.run(model, [r for g in waiting for r in g.rows if not r.done], key, steps=steps, version=version)
+        decoded += steps
+        generate_seconds += time.perf_counter() - begin
+        begin = time.perf_counter()
+        ready = [g for g in waiting if all(r.done for r in g.rows)]
+        waiting = [g for g in waiting if not all(r.done for r in g.rows)]
         if ready:
-            begin = time.perf_counter()
-            completed.extend(verify_groups(policy, pool, ready, stats, version))
-            pending = [g for g in pending if not all(r.done for r in g.rows)]
-            verify_seconds += time.perf_counter() - begin
-        return enough(completed)
-
-    start = time.perf_counter()
-    generator.run(model, [r for g in pending for r in g.rows], key, should_stop=check, version=version)
-    check()  # the groups the last segment completed
-    stats.seconds["generate"] += time.perf_counter() - start - verify_seconds
+            complete += [(max(len(r.tokens) - start[id(r)] for r in g.rows), group, g)
+                         for g, group in zip(ready, verified_groups(policy, pool, ready))]
+        verify_seconds += time.perf_counter() - begin
+        stop = stop_length([(n, group) for n, group, _ in complete], bool(waiting))
+        if stop is not None:
+            break
+        steps = decoded
+    stats.seconds["generate"] += generate_seconds
     stats.seconds["verify"] += verify_seconds
     stats.peak_cache_bytes = max(stats.peak_cache_bytes, generator.peak_cache_bytes)
-    return completed, pending
+    done = [(n, group, g) for n, group, g in complete if n <= stop]
+    carried = sorted([g for n, _, g in complete if n > stop] + waiting, key=lambda g: g.draw)
+    for row in (r for g in carried for r in g.rows):
+        cut = start[id(row)] + stop
+        if len(row.tokens) > cut:
+            del row.tokens[cut:], row.logprobs[cut:], row.versions[cut:]
+            row.finished = row.done = False
+    for _, group, g in done:
+        count_verdicts(group.verdicts, stats)
+        tokens = [v for r in g.rows for v in r.versions]
+        stats.generated_tokens += len(tokens)
+        stats.sampled_logprob_sum += float(sum(sum(r.logprobs) for r in g.rows))
+        stats.staleness_sum += sum(version - v for v in tokens)
+        stats.staleness_max = max([stats.staleness_max, *(version - v for v in tokens)])
+    return [((n, *g.draw), group) for n, group, g in done], carried
 
 
-def verify_groups(policy: Policy, pool: EnvPool, pending: Sequence[PendingGroup], stats: RolloutStats,
-                  version: int) -> list[Group]:
-    """Groups whose rows are all done -> verified Groups (their tokens, staleness and verdicts counted)."""
+def verified_groups(policy: Policy, pool: EnvPool, pending: Sequence[PendingGroup]) -> list[Group]:
+    """Groups whose rows are all done -> Groups with the pool's verdicts (counted by the caller)."""
     rows = [r for g in pending for r in g.rows]
-    stats.generated_tokens += sum(len(r.tokens) for r in rows)
-    stats.sampled_logprob_sum += float(sum(sum(r.logprobs) for r in rows))
-    ages = [version - v for r in rows for v in r.versions]
-    stats.staleness_sum += int(sum(ages))
-    stats.staleness_max = max([stats.staleness_max, *ages])
     texts = [policy.tokenizer.decode(r.tokens, skip_special_tokens=True) for r in rows]
-    verdicts = _verify(policy, pool, [g.problem for g in pending for _ in g.rows], texts, stats)
+    verdicts = pool.verify([g.problem for g in pending for _ in g.rows], texts, policy.prompt_format.markers)
     groups, start = [], 0
     for g in pending:
         n = len(g.rows)
-        groups.append(Group(g.problem, g.prompt_tokens, [r.tokens for r in g.rows], texts[start:start + n],
+        groups.append(Group(g.problem, g.prompt_tokens, [list(r.tokens) for r in g.rows], texts[start:start + n],
                             [np.asarray(r.logprobs, np.float32) for r in g.rows],
                             [not r.finished and len(r.tokens) == r.max_new_tokens for r in g.rows],
                             verdicts[start:start + n]))
@@ -180,12 +197,9 @@ def verify_groups(policy: Policy, pool: EnvPool, pending: Sequence[PendingGroup]
     return groups
 
 
-def _verify(policy: Policy, pool: EnvPool, problems: list[Problem], texts: list[str],
-            stats: RolloutStats) -> list[Verdict]:
-    """The pool's verdicts in the policy's answer markers; its timeouts, crashes and errors counted."""
-    verdicts = pool.verify(problems, texts, policy.prompt_format.markers)
+def count_verdicts(verdicts: Sequence[Verdict], stats: RolloutStats) -> None:
+    """The pool's timeouts, crashes and errors among these verdicts, into the stats."""
     reasons = count_reasons(verdicts)
     stats.verifier_timeouts += reasons.get("timeout", 0)
     stats.verifier_crashes += reasons.get("crash", 0)
     stats.verifier_errors += reasons.get("error", 0)
-    return verdicts

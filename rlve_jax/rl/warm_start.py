@@ -1,5 +1,6 @@
 """The supervised warm start (the tiny embedded run): cross-entropy on reference answers at the
-lowest levels, before RL. Its problems never share seeds with RL problems."""
+lowest levels, before RL. Its problems never share seeds with RL problems. It trains what RL trains: every
+weight, or with LoRA the adapters only (the base stays the one the checkpoints' adapters are checked against)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from rlve_jax.models.policy import Policy
 from rlve_jax.rl.batching import SequenceBatch, build_sequences, sequence_logprobs
 from rlve_jax.rl.train_step import init_optimizer, shardings_of
 from rlve_jax.runtime.metrics import MetricsWriter
+from rlve_jax.runtime.trainable import merge_trainable, split_trainable
 
 SEED_OFFSET = 1 << 40  # inside the run seed's block: warm-start problems never share seeds with RL problems
 
@@ -67,20 +69,22 @@ def problems_with_references(pool: EnvPool, envs: Mapping[str, Environment], str
 
 
 def make_sft_step(policy: Policy, tx: optax.GradientTransformation, params, opt_state):
-    """jit (params, opt_state, batch) -> one cross-entropy step on the batch's response tokens, the parameters and
-    optimizer state updated in place (donated)."""
+    """jit (trainable, frozen, opt_state, batch) -> one cross-entropy step on the batch's response tokens: the
+    trainable parameters (lora.split_trainable: all, or the adapters) and the optimizer state updated in place
+    (donated), the frozen ones read."""
     graphdef, rest = policy.graphdef, policy.rest
 
-    def loss_fn(params, batch: SequenceBatch):
-        logp = sequence_logprobs(nnx.merge(graphdef, params, rest), batch, 1.0)  # [B, T]
+    def loss_fn(trainable, frozen, batch: SequenceBatch):
+        model = nnx.merge(graphdef, merge_trainable(trainable, frozen), rest)
+        logp = sequence_logprobs(model, batch, 1.0)  # [B, T]
         return -jnp.sum(logp * batch.loss_mask) / jnp.maximum(jnp.sum(batch.loss_mask), 1.0)
 
-    @functools.partial(jax.jit, donate_argnums=(0, 1), out_shardings=(
-        shardings_of(params), shardings_of(opt_state), NamedSharding(policy.mesh, P())))
-    def sft_step(params, opt_state, batch):
-        loss, grads = jax.value_and_grad(loss_fn)(params, batch)
-        updates, opt_state = tx.update(grads, opt_state, params)
-        return optax.apply_updates(params, updates), opt_state, loss
+    @functools.partial(jax.jit, donate_argnums=(0, 2), out_shardings=(
+        shardings_of(split_trainable(params)[0]), shardings_of(opt_state), NamedSharding(policy.mesh, P())))
+    def sft_step(trainable, frozen, opt_state, batch):
+        loss, grads = jax.value_and_grad(loss_fn)(trainable, frozen, batch)
+        updates, opt_state = tx.update(grads, opt_state, trainable)
+        return optax.apply_updates(trainable, updates), opt_state, loss
 
     return sft_step
 
@@ -97,6 +101,7 @@ def warm_start(policy: Policy, pool: EnvPool, envs: Mapping[str, Environment], m
     tx = optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(schedule, weight_decay=0.0))
     opt_state = init_optimizer(tx, params, policy.mesh)
     sft_step = make_sft_step(policy, tx, params, opt_state)
+    trainable, frozen = split_trainable(params)
     stream = draws(list(envs), settings.max_difficulty, seed)
     bar = metrics.progress(0, steps, enabled=progress, desc="warm start")
 
@@ -113,11 +118,11 @@ def warm_start(policy: Policy, pool: EnvPool, envs: Mapping[str, Environment], m
         answers = [policy.tokenizer.encode(policy.prompt_format.completion(envs[p.env].reference(p)))
                    + policy.stop_ids[:1] for p in problems]
         batch = build_sequences(prompts, answers, policy.tokenizer.pad_id, rows=batch_size)
-        params, opt_state, loss = sft_step(params, opt_state, batch)  # dispatched, not awaited
+        trainable, opt_state, loss = sft_step(trainable, frozen, opt_state, batch)  # dispatched, not awaited
         if previous is not None:  # the host prepared this batch while the device ran the last step
             log(*previous)
         previous = (step, loss, failed)
     if previous is not None:
         log(*previous)
     bar.close()
-    return params
+    return merge_trainable(trainable, frozen)

@@ -2,7 +2,8 @@
 
 A checkpoint is the learner's TrainState (parameters, optimizer state, step) and one JSON record beside it
 (scheduler state with its seed counter and RNG, the run's base seed, the config, pool stats, the batch
-source's state).
+source's state); numpy arrays anywhere in the record (the batch source's groups: tokens, logprobs) are saved as
+orbax arrays beside it, and the record names them.
 With LoRA the parameters saved are the adapters only: the frozen base is rebuilt from the config
 (model.path, or the preset and seed), and its fingerprint in the record must match on restore.
 Saves are atomic (orbax writes to a temporary directory and renames), so a process killed
@@ -11,18 +12,21 @@ mid-save leaves the previous checkpoint intact.
 
 from __future__ import annotations
 
+import itertools
 import json
 import signal
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import jax
+import numpy as np
 import orbax.checkpoint as ocp
 
 from rlve_jax.runtime.trainable import merge_trainable, split_trainable
 from rlve_jax.runtime.sharding import fingerprint
 
 BASE_FINGERPRINT = "lora_base_fingerprint"  # the record's checksum of a LoRA run's frozen base weights
+ARRAY = "__array__"  # the record's stand-in for one of its arrays: {ARRAY: name, "dtype": ..., "shape": ...}
 
 
 def _abstract(tree: Any) -> Any:
@@ -54,11 +58,12 @@ class Checkpointer:
         meta = {"step": state.step, **meta}
         if jax.tree.leaves(frozen):
             meta = {**meta, BASE_FINGERPRINT: int(fingerprint(frozen))}
-        self.manager.save(state.step, args=ocp.args.Composite(
-            params=ocp.args.StandardSave(params),
-            opt_state=ocp.args.StandardSave(state.opt_state),
-            meta=ocp.args.JsonSave(meta),
-        ), force=True)
+        arrays: dict[str, np.ndarray] = {}
+        items = dict(params=ocp.args.StandardSave(params), opt_state=ocp.args.StandardSave(state.opt_state),
+                     meta=ocp.args.JsonSave(_without_arrays(meta, arrays)))
+        if arrays:
+            items["arrays"] = ocp.args.StandardSave(arrays)
+        self.manager.save(state.step, args=ocp.args.Composite(**items), force=True)
         self.manager.wait_until_finished()
 
     def restore(self, step: int, like: TrainState) -> tuple[TrainState, dict]:
@@ -66,12 +71,12 @@ class Checkpointer:
         weights (concrete) are kept and the adapters restored."""
         trainable, frozen = split_trainable(like.params)
         _check_base(frozen, self.restore_meta(step), step)
-        restored = self.manager.restore(step, args=ocp.args.Composite(
-            params=ocp.args.StandardRestore(_abstract(trainable)),
-            opt_state=ocp.args.StandardRestore(_abstract(like.opt_state)),
-            meta=ocp.args.JsonRestore(),
-        ))
-        meta = restored["meta"]
+        items = dict(params=ocp.args.StandardRestore(_abstract(trainable)),
+                     opt_state=ocp.args.StandardRestore(_abstract(like.opt_state)), meta=ocp.args.JsonRestore())
+        if "arrays" in self.manager.item_metadata(step).keys():
+            items["arrays"] = ocp.args.StandardRestore()
+        restored = self.manager.restore(step, args=ocp.args.Composite(**items))
+        meta = _with_arrays(restored["meta"], restored.get("arrays") or {})
         return TrainState(merge_trainable(restored["params"], frozen), restored["opt_state"], meta["step"]), meta
 
     def restore_params(self, step: int, params_like: Any) -> Any:
@@ -82,12 +87,48 @@ class Checkpointer:
             params=ocp.args.StandardRestore(_abstract(trainable))))
         return merge_trainable(restored["params"], frozen)
 
-    def restore_meta(self, step: int) -> dict:
-        """Only the JSON record (step, scheduler state, the run's config, ...)."""
-        return self.manager.restore(step, args=ocp.args.Composite(meta=ocp.args.JsonRestore()))["meta"]
+    def restore_meta(self, step: int, arrays: bool = False) -> dict:
+        """Only the JSON record (step, scheduler state, the run's config, ...), its arrays as their stand-ins unless
+        `arrays`."""
+        items = {"meta": ocp.args.JsonRestore()}
+        if arrays and "arrays" in self.manager.item_metadata(step).keys():
+            items["arrays"] = ocp.args.StandardRestore()
+        restored = self.manager.restore(step, args=ocp.args.Composite(**items))
+        return _with_arrays(restored["meta"], restored.get("arrays") or {}) if arrays else restored["meta"]
 
     def close(self) -> None:
         self.manager.close()
+
+
+def _without_arrays(record: Any, arrays: dict[str, np.ndarray]) -> Any:
+    """The record with each numpy array replaced by its stand-in, the arrays collected under the names a0, a1, ...
+    in the record's order (orbax saves no empty array: those the stand-in alone rebuilds)."""
+    names = itertools.count()
+
+    def strip(tree: Any) -> Any:
+        if isinstance(tree, dict):
+            return {k: strip(v) for k, v in tree.items()}
+        if isinstance(tree, (list, tuple)):
+            return [strip(v) for v in tree]
+        if isinstance(tree, np.ndarray):
+            name = f"a{next(names)}"
+            if tree.size:
+                arrays[name] = tree
+            return {ARRAY: name, "dtype": tree.dtype.str, "shape": list(tree.shape)}
+        return tree
+
+    return strip(record)
+
+
+def _with_arrays(tree: Any, arrays: dict[str, np.ndarray]) -> Any:
+    """The record with its stand-ins replaced by the arrays they name."""
+    if isinstance(tree, dict) and ARRAY in tree:
+        return arrays.get(tree[ARRAY], np.zeros(tree["shape"], np.dtype(tree["dtype"])))
+    if isinstance(tree, dict):
+        return {k: _with_arrays(v, arrays) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [_with_arrays(v, arrays) for v in tree]
+    return tree
 
 
 def _check_base(frozen: Any, meta: dict, step: int) -> None:

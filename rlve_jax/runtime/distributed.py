@@ -2,7 +2,13 @@
 
 `initialize` runs before anything touches a device (XLA flags and `jax.distributed` are only read
 when the backend starts). The helpers below are the few host-side exchanges the trainer needs:
-a process's share of a list, exact all-gathers of small host arrays, a divergence check.
+a process's share of a list, exact all-gathers of host arrays and of byte strings, a divergence check.
+
+An exchange is a collective on one device of each process. With split meshes (mesh.rollout_devices > 0) the
+rollouts of the next step run in a thread of their own while the learner updates: each thread exchanges on
+devices of its own (`exchange_on`: the rollout devices, the training devices), so that a device never holds
+one thread's collective behind the other's (two processes enqueueing them in different orders would wait on
+each other forever).
 """
 
 from __future__ import annotations
@@ -12,10 +18,13 @@ import hashlib
 import importlib.util
 import logging
 import os
+import threading
+from typing import Sequence
 
 import jax
 import numpy as np
-from jax.experimental import multihost_utils
+from jax.sharding import Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +86,9 @@ def is_primary() -> bool:
     return jax.process_index() == 0
 
 
-def process_slice(n: int) -> slice:
-    """This process's contiguous share of n items (in process order; at most ceil(n / P) items)."""
-    p, count = jax.process_index(), jax.process_count()
+def process_slice(n: int, process: int | None = None) -> slice:
+    """This process's (or `process`'s) contiguous share of n items (in process order; at most ceil(n / P) items)."""
+    p, count = jax.process_index() if process is None else process, jax.process_count()
     return slice(p * n // count, (p + 1) * n // count)
 
 
@@ -88,22 +97,58 @@ def any_process(flag: bool) -> bool:
     return bool(allgather(np.array(flag)).any())
 
 
+_exchange = threading.local()  # .devices: the calling thread's exchange devices (unset: every device)
+
+
+def exchange_on(devices: Sequence[jax.Device] | None) -> None:
+    """The devices this thread's exchanges run on (their first of each process); None: every device."""
+    _exchange.devices = None if devices is None else list(devices)
+
+
+def _gather_bytes(raw: np.ndarray) -> np.ndarray:
+    """[n] uint8, the same n on every process -> [P, n]: an all-gather on one exchange device per process."""
+    first: dict[int, jax.Device] = {}
+    for device in getattr(_exchange, "devices", None) or jax.devices():
+        first.setdefault(device.process_index, device)
+    mesh = Mesh(np.array([first[p] for p in range(jax.process_count())]), ("processes",))
+    mine = jax.device_put(raw[None], first[jax.process_index()])
+    spread = jax.make_array_from_single_device_arrays((jax.process_count(), raw.size),
+                                                      NamedSharding(mesh, P("processes")), [mine])
+    return np.asarray(jax.jit(_identity, out_shardings=NamedSharding(mesh, P()))(spread).addressable_data(0))
+
+
+def _identity(x):
+    return x
+
+
 def allgather(tree):
     """Every process's value of a pytree of numpy arrays (same shapes everywhere), stacked: [P, ...].
 
     The arrays travel as bytes, so float64 and int64 arrive exactly (JAX narrows them without x64).
     """
     leaves, treedef = jax.tree.flatten(tree)
-    leaves = [np.ascontiguousarray(x) for x in leaves]
+    leaves = [np.asarray(x) for x in leaves]
     if jax.process_count() == 1:
         return treedef.unflatten([x[None] for x in leaves])
-    raw = np.concatenate([x.reshape(-1).view(np.uint8) for x in leaves] or [np.zeros(0, np.uint8)])
-    gathered = np.asarray(multihost_utils.process_allgather(raw))  # [P, bytes]
+    raw = np.concatenate([np.ascontiguousarray(x).reshape(-1).view(np.uint8) for x in leaves]
+                         or [np.zeros(0, np.uint8)])
+    gathered = _gather_bytes(raw)  # [P, bytes]
     out, offset = [], 0
     for x in leaves:
         out.append(gathered[:, offset:offset + x.nbytes].copy().view(x.dtype).reshape(-1, *x.shape))
         offset += x.nbytes
     return treedef.unflatten(out)
+
+
+def allgather_bytes(payload: bytes) -> list[bytes]:
+    """Every process's byte string (of any length), in process order."""
+    if jax.process_count() == 1:
+        return [payload]
+    sizes = allgather(np.array(len(payload), np.int64))
+    width = 1 << int(max(sizes.max(), 1) - 1).bit_length()  # a power of two: few compiled shapes
+    raw = np.zeros(width, np.uint8)
+    raw[:len(payload)] = np.frombuffer(payload, np.uint8)
+    return [row[:n].tobytes() for row, n in zip(_gather_bytes(raw), sizes)]
 
 
 def assert_same(text: str, what: str) -> str:

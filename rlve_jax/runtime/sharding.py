@@ -51,15 +51,18 @@ def make_mesh(data: int = 1, fsdp: int = -1, tensor: int = 1, devices=None) -> M
 
 
 def split_devices(devices: list, rollout_devices: int) -> tuple[list, list]:
-    """(training devices, rollout devices): the last `rollout_devices` of `devices` generate, the rest train.
-    0: every device does both (the synchronous path: no rollout devices of its own)."""
-    if rollout_devices and jax.process_count() > 1:
-        raise ValueError(f"mesh.rollout_devices={rollout_devices} runs on one process (the rollout sub-mesh is "
-                         "one process's devices): set --config.mesh.rollout_devices=0 on several hosts")
-    if rollout_devices >= len(devices):
-        raise ValueError(f"mesh.rollout_devices={rollout_devices} leaves no training device: there are "
-                         f"{len(devices)} devices in all (set it below {len(devices)})")
-    return devices[:len(devices) - rollout_devices], devices[len(devices) - rollout_devices:]
+    """(training devices, rollout devices) of every process: the last `rollout_devices` of each process's devices
+    generate, the rest train (each list in the order of `devices`). 0: every device does both (the synchronous
+    path: no rollout devices of their own)."""
+    local = {}
+    for device in devices:
+        local.setdefault(device.process_index, []).append(device)
+    count = min(map(len, local.values()))
+    if rollout_devices >= count:
+        raise ValueError(f"mesh.rollout_devices={rollout_devices} leaves no training device: each process has "
+                         f"{count} devices (set it below {count})")
+    rollout = {d for own in local.values() for d in own[len(own) - rollout_devices:]} if rollout_devices else set()
+    return [d for d in devices if d not in rollout], [d for d in devices if d in rollout]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,16 +73,16 @@ class MeshSettings:
     fsdp: int  # -1: the remaining devices
     tensor: int
     sampler_tensor: int  # each process's sampler mesh's tensor axis; 0: `tensor`
-    rollout_devices: int  # > 0: the last N devices sample on a mesh of their own, the others train
+    rollout_devices: int  # > 0: each process's last N devices sample on a mesh of their own, the others train
 
 
 def meshes(settings: MeshSettings, devices=None) -> tuple[Mesh, Mesh]:
     """(training mesh, sampler mesh) of the mesh section: the one place they are built. rollout_devices = 0: the
     training mesh spans every device (`devices`: a TPU slice's, compiled for from this host) and each process
-    samples on its own share of it (`sampler_mesh`); > 0: two disjoint sub-meshes, training on the first devices,
-    sampling on a (1, rollout_devices / tensor, tensor) mesh of the last ones (one-step-off-policy training,
-    rlve_jax/rl/async_collector.py)."""
-    process = None if devices is None else devices[0].process_index  # a slice's first host, or this process
+    samples on its own share of it (`sampler_mesh`); > 0: two disjoint sub-meshes, training on every process's
+    first devices, sampling on a (1, rollout_devices / tensor, tensor) mesh of this process's last ones
+    (one-step-off-policy training, rlve_jax/rl/async_collector.py)."""
+    process = jax.process_index() if devices is None else devices[0].process_index  # this one, or a slice's first
     devices = list(jax.devices() if devices is None else devices)
     tensor = settings.sampler_tensor or settings.tensor
     rollout_devices = settings.rollout_devices
@@ -94,7 +97,7 @@ def meshes(settings: MeshSettings, devices=None) -> tuple[Mesh, Mesh]:
     if rollout_devices % tensor:
         raise ValueError(f"mesh.sampler_tensor={tensor} (0: mesh.tensor) must divide "
                          f"mesh.rollout_devices={rollout_devices}")
-    grid = np.asarray(rollout, dtype=object).reshape(1, -1, tensor)
+    grid = np.asarray([d for d in rollout if d.process_index == process], dtype=object).reshape(1, -1, tensor)
     return mesh, Mesh(grid, AXES, axis_types=(AxisType.Auto,) * len(AXES))
 
 
@@ -117,22 +120,39 @@ def sampler_mesh(mesh: Mesh, tensor: int, process: int | None = None) -> Mesh:
 
 
 def sampler_state(state: nnx.State, mesh: Mesh, sampler: Mesh) -> nnx.State:
-    """Training parameters (fsdp over every process's devices) -> this process's copy on its sampler mesh.
+    """Training parameters (fsdp over every process's devices) -> this process's copy on its sampler mesh
+    (replicated over its data axes, split over its tensor axis).
 
-    A sampler mesh disjoint from the training mesh (mesh.rollout_devices > 0, one process) gets a copy sent
-    to its devices (replicated over its data axes, split over its tensor axis). Otherwise one reshard onto
-    every process's sampler mesh stacked along "data" (replicated across processes, split over the sampler's
-    tensor axis) hands each device just its own shard; the process's arrays are then views of those shards.
+    A sampler mesh of the training devices (mesh.rollout_devices = 0) takes the copy where it is (`process_copy`).
+    A sampler mesh of its own gets the copy sent to its devices: at once on one process; on several, from this
+    process's copy sharded fsdp over its own training devices (a transfer between two processes' devices is not
+    one JAX makes).
     """
     if set(sampler.devices.flat).isdisjoint(mesh.devices.flat):
+        if jax.process_count() > 1:
+            own = [d for d in mesh.devices.flat if d.process_index == jax.process_index()]
+            state = process_copy(state, mesh, Mesh(np.asarray(own, dtype=object).reshape(1, -1, 1), AXES,
+                                                   axis_types=mesh.axis_types), fsdp=True)
         return jax.device_put(state, state_shardings(state, sampler, fsdp=False))
-    stacked = Mesh(mesh.devices.reshape(-1, *sampler.devices.shape[1:]), AXES, axis_types=sampler.axis_types)
-    gathered = jax.device_put(state, state_shardings(state, stacked, fsdp=False))
+    return process_copy(state, mesh, sampler, fsdp=False)
+
+
+def process_copy(state: nnx.State, mesh: Mesh, local: Mesh, fsdp: bool) -> nnx.State:
+    """`state` (on `mesh`, over every process's devices) -> this process's copy on `local`, a mesh of its own
+    devices of `mesh`, placed as state_shardings(fsdp) places it there.
+
+    One reshard onto every process's devices stacked along "data" (a block per process, shaped as `local`'s
+    devices: the copies replicated across processes) hands each device just its own shard; this process's
+    arrays are then views of those shards.
+    """
+    blocks = mesh.devices.reshape(-1, *local.devices.shape[1:])  # [P, ...]: each process's devices, in order
+    stacked = Mesh(blocks, AXES, axis_types=local.axis_types)
+    gathered = jax.device_put(state, state_shardings(state, stacked, fsdp))
 
     def local_view(x: jax.Array) -> jax.Array:
         shards = {shard.device: shard.data for shard in x.addressable_shards}
-        return jax.make_array_from_single_device_arrays(x.shape, NamedSharding(sampler, x.sharding.spec),
-                                                        [shards[d] for d in sampler.devices.flat])
+        return jax.make_array_from_single_device_arrays(x.shape, NamedSharding(local, x.sharding.spec),
+                                                        [shards[d] for d in local.devices.flat])
 
     return jax.tree.map(local_view, gathered)
 

@@ -14,5 +14,4 @@ def get_config(name: str = "c256"):
     config.mesh.data, config.mesh.fsdp, config.mesh.tensor = -1, 8, 1
     config.mesh.device_memory_gb = 80  # an H100/A100 80 GB; the planner and the start-up check hold to it
     config.distributed.num_processes = 0
-    config.rollout.partial_rollouts = False  # several processes: partial rollouts run on one process only
     return config

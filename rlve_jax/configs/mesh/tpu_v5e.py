@@ -5,9 +5,9 @@ Training shards everything over all chips (fsdp); each host's sampler holds a co
 over `mesh.sampler_tensor` chips, chosen so that each chip holds one KV head of its slots' cache: 2 for the
 1.5B models (2 KV heads), 4 for c256_qwen2.5_7b (4 KV heads; a 7B bf16 copy is 15 GB, a chip has 16 GB).
 A split that does not divide the KV heads replicates the cache over it (Qwen2.5-1.5B on 4 chips: each chip
-holds the whole host's cache), and two heads per chip make XLA copy the cache into and out of each decode
-segment. The planner's engine for c256 on one v5e host (libtpu compile, training state resident) holds 64
-slots at 14.8 GB per chip with 2; with 4 or 1 its decode segment does not fit 16 GB.
+holds its slots' both heads), and the engine sizes its slots for what a chip really holds. The planner's
+engine for c256 on a v5e 2x2 host (libtpu compile, training state resident) holds 48 slots at 9.2 GB of cache
+per chip with 2, 36 slots at 6.9 GB beside a whole copy of the weights with 1.
 Processes are found from the TPU VM metadata.
 train.micro_batch_size must be a multiple of the chip count (pass it for slices above 16 chips).
 """
@@ -21,5 +21,4 @@ def get_config(name: str = "c256"):
     config.mesh.sampler_tensor = 4 if name == "c256_qwen2.5_7b" else 2
     config.distributed.num_processes = 0
     config.xla_flags = ""  # the GPU compiler flags have no use here
-    config.rollout.partial_rollouts = False  # several processes: partial rollouts run on one process only
     return config

@@ -14,5 +14,4 @@ def get_config(name: str = "c256"):
     config.mesh.data, config.mesh.fsdp, config.mesh.tensor = 1, -1, 1
     config.distributed.num_processes = 0
     config.xla_flags = ""  # the GPU compiler flags have no use here
-    config.rollout.partial_rollouts = False  # several processes: partial rollouts run on one process only
     return config

@@ -1,4 +1,4 @@
-"""Difficulty schedulers: the paper's adaptive controller and the static baseline.
+"""The paper's windows: the adaptive controller (RLVE's rule) and the static baseline.
 
 AdaptiveScheduler follows the original RLVEManager (rlve_reference.md section b):
 each environment has an upper level h (never decreasing) and draws levels uniformly
@@ -7,10 +7,6 @@ environment has at least `min_samples` of them, h goes up by one if their accura
 >= the threshold, and the counters reset either way.
 No environment is ever promoted past its top level (`Environment.max_difficulty`, the highest
 level it generates within the pool's budgets): there it stays, and the scheduler logs it once.
-
-Problem seeds: a run with seed s draws problem seeds s * SEED_STRIDE + 0, 1, 2, ... (other streams, such as
-the warm start's, sit at fixed offsets inside that block), so runs with different seeds never share a
-problem stream, and every process of one run draws the same seeds.
 """
 
 from __future__ import annotations
@@ -18,67 +14,12 @@ from __future__ import annotations
 import dataclasses
 import logging
 import random
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import Iterable, Mapping, Sequence
+
+from rlve_jax.gym.scheduler.base import (PAPER, Draw, Rollout, SchedulerSettings, first_problem_seed, register,
+                                         rng_state_from_json, rng_state_to_json)
 
 log = logging.getLogger(__name__)
-
-SEED_STRIDE = 1 << 48  # problem seeds per run seed: far more than any run draws
-
-
-def first_problem_seed(run_seed: int) -> int:
-    """The first problem seed of a run with seed `run_seed` (0 for seed 0)."""
-    if run_seed < 0:
-        raise ValueError(f"run seeds are >= 0, got {run_seed}")
-    return run_seed * SEED_STRIDE
-
-
-KINDS = ("adaptive", "static")
-
-
-@dataclasses.dataclass(frozen=True)
-class SchedulerSettings:
-    """The scheduler's settings, with the paper's values (rlve_reference.md section b) as defaults: the one place
-    they are written (rlve_jax/defaults.py's scheduler section starts from them)."""
-
-    kind: str = "adaptive"  # KINDS: the RLVE controller, or the static baseline
-    initial_difficulty: int = 0
-    window: int = 4  # levels drawn from [max(0, h - window + 1), h]
-    promote_threshold: float = 0.9  # accuracy at h needed to move h up
-    min_samples: int = 128  # rollouts at h before a check: scheduler.min_prompts x rollout.samples_per_prompt (8 x 16)
-    static_lo: int = 0  # the static baseline's level range
-    static_hi: int = 4
-    seed: int = 0  # the run's seed: the draws' RNG and the problem seeds' block
-
-    def build(self, env_names: Sequence[str], max_levels: Mapping[str, int | None] | None = None
-              ) -> "AdaptiveScheduler":
-        """The scheduler of this kind over the environments; `max_levels` are their top levels (never passed)."""
-        if self.kind not in KINDS:
-            raise ValueError(f"scheduler kind must be one of {KINDS}, got {self.kind!r}")
-        if self.kind == "static":
-            return StaticScheduler(env_names, lo=self.static_lo, hi=self.static_hi, seed=self.seed,
-                                   max_levels=max_levels)
-        return AdaptiveScheduler(env_names, initial_difficulty=self.initial_difficulty, window=self.window,
-                                 promote_threshold=self.promote_threshold, min_samples=self.min_samples,
-                                 seed=self.seed, max_levels=max_levels)
-
-
-PAPER = SchedulerSettings()
-
-
-class Draw(NamedTuple):
-    """One problem to generate."""
-
-    env: str
-    difficulty: int
-    seed: int
-
-
-class Rollout(NamedTuple):
-    """What the scheduler needs to know about one verified response."""
-
-    env: str
-    difficulty: int
-    accuracy: float  # 0/1 (the verdict's accuracy)
 
 
 @dataclasses.dataclass
@@ -87,18 +28,16 @@ class _Tally:
     num_samples: int = 0
 
 
-def _rng_state_to_json(rng: random.Random) -> list:
-    version, internal, gauss = rng.getstate()
-    return [version, list(internal), gauss]
-
-
-def _rng_state_from_json(state: list) -> tuple:
-    version, internal, gauss = state
-    return version, tuple(internal), gauss
-
-
+@register("adaptive")
 class AdaptiveScheduler:
     """Per-environment sliding difficulty windows that climb as the policy masters level h."""
+
+    @classmethod
+    def from_settings(cls, settings: SchedulerSettings, env_names: Sequence[str],
+                      max_levels: Mapping[str, int | None] | None = None) -> "AdaptiveScheduler":
+        return cls(env_names, initial_difficulty=settings.initial_difficulty, window=settings.window,
+                   promote_threshold=settings.promote_threshold, min_samples=settings.min_samples, seed=settings.seed,
+                   max_levels=max_levels)
 
     def __init__(self, env_names: Sequence[str], initial_difficulty: int = PAPER.initial_difficulty,
                  window: int = PAPER.window, promote_threshold: float = PAPER.promote_threshold,
@@ -169,6 +108,17 @@ class AdaptiveScheduler:
                 self.tally[env] = _Tally()
         return promoted
 
+    def levels(self) -> dict[str, int]:
+        """h, the top of each environment's window."""
+        return dict(self.upper)
+
+    def describe(self, env: str) -> dict:
+        """The window and the verdicts counted at h since the last promotion check."""
+        tally = self.tally[env]
+        lo, hi = self.window_of(env)
+        return {"difficulty": hi, "window": [lo, hi], "samples_at_h": tally.num_samples,
+                "accuracy_at_h": tally.accuracy_sum / tally.num_samples if tally.num_samples else None}
+
     def state_dict(self) -> dict:
         """JSON-serialisable state: levels, counters, seed counter and the draw RNG."""
         return {
@@ -176,7 +126,7 @@ class AdaptiveScheduler:
             "upper": dict(self.upper),
             "tally": {env: dataclasses.asdict(t) for env, t in self.tally.items()},
             "problem_seed": self.problem_seed,
-            "rng": _rng_state_to_json(self.rng),
+            "rng": rng_state_to_json(self.rng),
         }
 
     def load_state_dict(self, state: dict) -> None:
@@ -185,11 +135,17 @@ class AdaptiveScheduler:
         self.upper = self._capped({env: int(h) for env, h in state["upper"].items()}, "the checkpoint's level")
         self.tally = {env: _Tally(**t) for env, t in state["tally"].items()}
         self.problem_seed = int(state["problem_seed"])
-        self.rng.setstate(_rng_state_from_json(state["rng"]))
+        self.rng.setstate(rng_state_from_json(state["rng"]))
 
 
+@register("static")
 class StaticScheduler(AdaptiveScheduler):
     """The paper's static baseline: every environment draws levels uniformly from [lo, hi]."""
+
+    @classmethod
+    def from_settings(cls, settings: SchedulerSettings, env_names: Sequence[str],
+                      max_levels: Mapping[str, int | None] | None = None) -> "StaticScheduler":
+        return cls(env_names, lo=settings.static_lo, hi=settings.static_hi, seed=settings.seed, max_levels=max_levels)
 
     def __init__(self, env_names: Sequence[str], lo: int = PAPER.static_lo, hi: int = PAPER.static_hi,
                  seed: int = PAPER.seed, max_levels: Mapping[str, int | None] | None = None):
@@ -206,10 +162,6 @@ class StaticScheduler(AdaptiveScheduler):
         return {**super().state_dict(), "kind": "static"}
 
     def load_state_dict(self, state: dict) -> None:
+        if state.get("kind") != "static":
+            raise ValueError("scheduler state does not match this scheduler's kind or environment list")
         super().load_state_dict({**state, "kind": "adaptive"})
-
-
-def make_scheduler(kind: str, env_names: Sequence[str], *, max_levels: Mapping[str, int | None] | None = None,
-                   **settings) -> AdaptiveScheduler:
-    """SchedulerSettings(kind, **settings).build(env_names, max_levels)."""
-    return SchedulerSettings(kind, **settings).build(env_names, max_levels)
