@@ -41,11 +41,13 @@ nor the held-out set use; shared/notes/miniature_probes.md has the probes):
   keeps at >= 0.05 (the levels RL can still move).
 - Seeds: full 5, each with its own warm start; --quick: 3 RL seeds from one shared warm start, 40 steps, 64
   held-out problems per level (a smoke test of the pipeline, the go/no-go and the ratio curves: 40 steps
-  cannot resolve the skill gap). Problem streams differ between seeds (gym/scheduler.py's seed blocks).
-Every run directory records its config's hash; a rerun reuses a run only when the hash matches and stops,
-naming the directory, when it does not. Prints the go/no-go per seed, the table, the paired differences and
-the per-level accuracy; writes WORKDIR/adaptive_vs_static.png and WORKDIR/table.json; reports wall and CPU
-time.
+  cannot resolve the skill gap). Problem streams differ between seeds (gym/scheduler's seed blocks).
+--curricula adds the samplers learnability and thompson (rlve_jax/gym/scheduler/cells.py) as arms, paired
+against adaptive like the static arms. Every run directory records its config's hash (of the keys set away
+from the defaults); a rerun reuses a run only when the hash matches and stops, naming the directory, when it
+does not, and reuses its held-out accuracy (run_dir/held_out.json) when the held-out problems are the same.
+Prints the go/no-go per seed, the table, the paired differences and the per-level accuracy; writes
+WORKDIR/adaptive_vs_static.png and WORKDIR/table.json; reports wall and CPU time.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from rlve_jax.builder import build_trainer  # noqa: E402
-from rlve_jax.defaults import experiment  # noqa: E402
+from rlve_jax.defaults import base_config as base_defaults, experiment  # noqa: E402
 from rlve_jax.evaluation.evaluate import eval_generator, eval_policy, evaluate_problems  # noqa: E402
 from rlve_jax.generation.generator import SamplingSettings  # noqa: E402
 from rlve_jax.gym import registry  # noqa: E402
@@ -82,6 +84,7 @@ EVAL_SEED_OFFSET = 1 << 41  # held-out candidates: seeds no run draws (inside ru
 PROBE_SEED_OFFSET = 1 << 42  # the go/no-go problems
 LEVEL_STRIDE = 1 << 20  # candidate seeds per level
 ARMS = ("adaptive", "static-low", "static-oracle", "static-high")
+CURRICULA = ("learnability", "thompson")  # --curricula: other samplers (gym/scheduler/cells.py) as extra arms
 WARM_ROW = "no RL (warm start)"
 RATIO_KEY = "rollout/effective_prompt_ratio_accuracy"
 STATIC_LOW = (0, 1)
@@ -117,7 +120,9 @@ def arm_config(arm: str, seed: int, steps: int, workdir: Path, warm_dir: Path, s
     config.warm_start.steps = 0
     config.tokenizer.path = str(warm_dir / "tokenizer")
     config.checkpoint.every = steps  # only the final step: the arms' checkpoints are not needed
-    if arm != "adaptive":
+    if arm in CURRICULA:
+        config.scheduler.kind = arm
+    elif arm != "adaptive":
         config.scheduler.kind = "static"
         config.scheduler.static_lo, config.scheduler.static_hi = static
     return config
@@ -129,8 +134,19 @@ def oracle_twin(oracle_top: int) -> str | None:
     return "static-low" if (0, oracle_top) == STATIC_LOW else "adaptive" if oracle_top == 0 else None
 
 
+def flat(tree: dict, prefix: str = "") -> dict:
+    out = {}
+    for key, value in tree.items():
+        out.update(flat(value, f"{prefix}{key}.") if isinstance(value, dict) else {f"{prefix}{key}": value})
+    return out
+
+
 def config_hash(config) -> str:
-    return hashlib.sha256(config.to_json_best_effort(sort_keys=True).encode()).hexdigest()
+    """The hash of what the config sets away from the defaults: a key added later at its default value leaves the
+    hash of an existing run unchanged."""
+    defaults = flat(base_defaults().to_dict())
+    changed = {key: value for key, value in flat(config.to_dict()).items() if defaults.get(key, ()) != value}
+    return hashlib.sha256(json.dumps(changed, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def claim_run_dir(run_dir: Path, config) -> None:
@@ -201,6 +217,18 @@ def sample_run(run_dir: Path, config, problems, samples: int, temperature: float
         _, records, _ = evaluate_problems(policy, pool, problems, settings, generator, seed=0, batch_prompts=256,
                                           progress=False)
     return records
+
+
+def held_out_accuracy(run_dir: Path, config, problems) -> np.ndarray:
+    """Greedy accuracy per problem of the run's latest parameters, kept in run_dir/held_out.json under a hash of the
+    problems: a rerun (another arm added, a table redrawn) evaluates each run once."""
+    key = hashlib.sha256(json.dumps([(p.env, p.difficulty, p.seed) for p in problems]).encode()).hexdigest()
+    path = run_dir / "held_out.json"
+    if path.exists() and (kept := json.loads(path.read_text())).get("problems") == key:
+        return np.array(kept["accuracy"], float)
+    accuracy = [r["accuracy"] for r in sample_run(run_dir, config, problems, 1, 0.0)]
+    path.write_text(json.dumps({"problems": key, "accuracy": accuracy}))
+    return np.array(accuracy, float)
 
 
 def probe(warm_dir: Path, config) -> dict[int, tuple[float, float, float]]:
@@ -414,6 +442,8 @@ def main() -> None:
     parser.add_argument("--choose-warm-steps", action="store_true",
                         help="apply the warm-start length rule on these seeds and stop")
     parser.add_argument("--force", action="store_true", help="run the arms even if every seed fails go/no-go")
+    parser.add_argument("--curricula", action="store_true",
+                        help=f"also the samplers {', '.join(CURRICULA)} as arms (README 'Curricula')")
     parser.add_argument("--workdir", default="/tmp/adaptive_vs_static")
     args = parser.parse_args()
     logging.getLogger().setLevel(logging.WARNING)
@@ -456,7 +486,8 @@ def main() -> None:
     env_name = config.env.collection
     runs: dict[str, list[Path]] = {}
     oracle_top = 0
-    for arm in ARMS:  # adaptive first: its highest level sets the oracle's range
+    arms = ARMS + (CURRICULA if args.curricula else ())
+    for arm in arms:  # adaptive first: its highest level sets the oracle's range
         if arm == "static-oracle" and (twin := oracle_twin(oracle_top)):  # the same runs: not rerun
             continue
         static = {"static-low": STATIC_LOW, "static-oracle": (0, oracle_top), "static-high": high}.get(arm)
@@ -477,12 +508,10 @@ def main() -> None:
     correct: dict[str, np.ndarray] = {}  # row -> [seeds, problems]
     for row, dirs in [(WARM_ROW, [warm[seed] for seed in seeds]), *runs.items()]:
         say(f"held-out evaluation: {row}")
-        by_dir = {}  # the quick mode's seeds share one warm start: evaluated once
-        correct[row] = np.stack([by_dir.setdefault(d, np.array(
-            [r["accuracy"] for r in sample_run(d, arm_config_, problems, 1, 0.0)], float)) for d in dirs])
+        correct[row] = np.stack([held_out_accuracy(d, arm_config_, problems) for d in dirs])
     if twin is not None:
         correct["static-oracle"], runs["static-oracle"] = correct[twin], runs[twin]
-    correct = {row: correct[row] for row in (WARM_ROW, *ARMS)}
+    correct = {row: correct[row] for row in (WARM_ROW, *arms)}
 
     rng = np.random.default_rng(0)
     headline = np.isin(level_of, range(frontier[0], frontier[1] + 1))
@@ -493,9 +522,12 @@ def main() -> None:
                                                        (series(d, RATIO_KEY) for d in runs[row])])))
         lo, hi = bootstrap_interval(acc[:, headline], rng)
         scheduled = {WARM_ROW: "levels 0-3, supervised", "adaptive": "h = " + " ".join(
-            str(final_level(d, env_name)) for d in runs["adaptive"]), "static-low": f"[0, 1]",
+            str(final_level(d, env_name)) for d in runs["adaptive"]), "static-low": "[0, 1]",
             "static-oracle": f"[0, {oracle_top}]" + (f" (= {twin}'s runs)" if twin else ""),
-            "static-high": f"{list(high)}"}[row]
+            "static-high": f"{list(high)}",
+            **{name: f"cells 0-{config.scheduler.max_level}, expected level " + " ".join(
+                f"{series(d, f'difficulty/{env_name}')[1][-1]:.1f}" for d in runs[name]) for name in CURRICULA
+               if name in runs}}[row]
         rows.append((row, ratio, f"{acc[:, headline].mean():.3f} [{lo:.3f}, {hi:.3f}]",
                      "-" if row == WARM_ROW else difference_cell(acc[:, headline], correct[WARM_ROW][:, headline]),
                      scheduled))
@@ -506,17 +538,18 @@ def main() -> None:
           "95% intervals: bootstrap over seeds and problems (accuracy), t over seeds (paired differences)")
     print_table(("row", "effective prompt ratio (2nd half)", f"held-out accuracy, {frontier_text}",
                  "minus the warm start (paired)", "levels trained"), rows)
-    print(f"\nheadline: adaptive minus each static arm, paired per seed, {frontier_text}")
+    print(f"\nheadline: adaptive minus each other arm, paired per seed, {frontier_text}")
     print_table(("vs", "difference [95% interval]  sign count"),
                 [(arm, difference_cell(correct["adaptive"][:, headline], correct[arm][:, headline]))
-                 for arm in ARMS[1:]])
-    intervals = {row: [bootstrap_interval(acc[:, level_of == lv], rng) for lv in levels] for row, acc in correct.items()}
+                 for arm in arms[1:]])
+    intervals = {row: [bootstrap_interval(acc[:, level_of == lv], rng) for lv in levels]
+                 for row, acc in correct.items()}
     per_level = {row: [float(acc[:, level_of == lv].mean()) for lv in levels] for row, acc in correct.items()}
     print("\nheld-out accuracy per level    " + " ".join(f"{lv:>5}" for lv in levels))
     print(f"{'problems':<30} " + " ".join(f"{counts[lv]:>5}" for lv in levels))
     for row in correct:
         print(f"{row:<30} " + " ".join(f"{a:5.2f}" for a in per_level[row]))
-    plot({arm: runs[arm] for arm in ARMS if arm != "static-oracle" or twin is None},
+    plot({arm: runs[arm] for arm in arms if arm != "static-oracle" or twin is None},
          {row: np.stack([acc[:, level_of == lv] for lv in levels], 1) for row, acc in correct.items()},
          intervals, env_name, levels, workdir / "adaptive_vs_static.png")
     wall, cpu = time.perf_counter() - start, cpu_seconds()

@@ -100,6 +100,9 @@ def test_a_run_directory_is_reused_only_under_the_same_config(tmp_path):
     changed.optim.lr = 5e-4
     with pytest.raises(SystemExit, match="made with another config"):
         avs.claim_run_dir(tmp_path / "run", changed)
+    older = experiment("miniature")  # a config from before a key existed (at its default): the same run
+    del older.scheduler["max_level"]
+    avs.claim_run_dir(tmp_path / "run", older)
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / "metrics.jsonl").write_text("{}\n")
     with pytest.raises(SystemExit, match="without a config.sha256"):

@@ -4,10 +4,10 @@ python -m rlve_jax.main --config=configs/miniature.py --workdir=/tmp/rlve_miniat
 
 The tiny run's policy and loop on Sorting, whose levels are longer lists (3, 4, 5, 6, ... numbers): the
 skill a level teaches (emit the numbers in order) carries to the next, so the adaptive window can climb
-by what RL learns at its top. A short warm start over levels 0-3 leaves a policy that solves level 0
-three times in four at T = 1, level 1 two times in five and levels 4 and up never, and that still
-explores; the binary accuracy is both the reward and the dynamic-sampling key (with a shaped reward, two
-different wrong answers would count as informative).
+by what RL learns at its top. An 800-step warm start over levels 0-3 leaves a policy the paper's rule can
+promote (T = 1 accuracy about 0.95 at levels 0-1), that solves level 3 at T = 1 in 60-80% of draws and
+levels 4 and up almost never, and that still explores; the binary accuracy is both the reward and the
+dynamic-sampling key (with a shaped reward, two different wrong answers would count as informative).
 """
 
 from rlve_jax.configs.tiny import get_config as tiny_config
