@@ -20,7 +20,6 @@ INTEGER_ANSWER = sorted(name for name, entry in registry.catalog().items()
 SLOW_AT_12 = {
     "ColoringCounting": "5-12 s for the 3 problems",
     "CycleCounting": "3-5 s",
-    "DecreasingDigitCounting": "over 15 s",
     "GraphContainTreeCounting": "10-15 s",
     "SumPseudoEuclidean": "~7 s",
     "RoyalLockCounting": "~2.5 s",

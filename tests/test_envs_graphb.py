@@ -242,6 +242,19 @@ def test_tree_swaps_and_colorings_match_brute_force():
             coloring_value(n, weighted, list(c)) for c in itertools.combinations(range(n), k))
 
 
+def test_tree_change_one_edge_diameter_may_put_the_removed_edge_back():
+    """As in the original ("add a new edge (possibly the same edge)"): on a star no other swap keeps the diameter
+    at 2, so the minimum needs the removed edge back, and the prompt says that is allowed."""
+    star = {"N": 4, "edges": [[0, 1], [0, 2], [0, 3]], "maximize": False}
+    optimum, swap = best_swap(4, star["edges"], maximize=False)
+    assert optimum == 2 and swap[:2] == swap[2:]
+    star["optimum"] = optimum
+    assert reward("TreeChangeOneEdgeDiameter", star, "0 1 1 0") == 1.0
+    assert reward("TreeChangeOneEdgeDiameter", star, "0 1 1 2") == pytest.approx((2 / 3) ** 5)
+    prompt = registry.make("TreeChangeOneEdgeDiameter").prompt(star)
+    assert "possibly the removed edge itself" in prompt and "new edge" not in prompt
+
+
 def test_walk_and_path_solvers():
     for _ in range(30):
         n = RNG.randint(3, 7)

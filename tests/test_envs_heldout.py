@@ -13,12 +13,12 @@ import pytest
 from rlve_jax.gym.environments._common import adjacency, grid_text, random_tree
 from rlve_jax.gym.environments._formulas import Arithmetic, ArithmeticBoundError
 from rlve_jax.gym.environments.baj_bytecomputer import min_operations
-from rlve_jax.gym.environments.banned_point_superset_path_counting import count_paths, submasks
+from rlve_jax.gym.environments.banned_point_superset_path_counting import Grid, Inner, count_paths, submasks
 from rlve_jax.gym.environments.banyan_heart import possible_hearts
 from rlve_jax.gym.environments.canon import count_even_sequences
 from rlve_jax.gym.environments.circulating_decimal_counting import count_pure_repeating
 from rlve_jax.gym.environments.clique_independent_set_partitioning_counting import count_split_partitions
-from rlve_jax.gym.environments.countdown_close import ExpressionSearch
+from rlve_jax.gym.environments.countdown_close import ExpressionSearch, chain_expression
 from rlve_jax.gym.environments.cow_dance_show import show_length
 from rlve_jax.gym.environments.dyn_dynamite import max_key_distance, optimal_centers
 from rlve_jax.gym.environments.gra_minima_game import optimal_difference
@@ -29,6 +29,7 @@ from rlve_jax.gym.environments.making_grade import closest_monotone, is_monotone
 from rlve_jax.gym.environments.minimum_dominating_interval import cheapest_points, hit_cost
 from rlve_jax.gym.environments.most_component_tree_removing_two_paths import most_components
 from rlve_jax.gym.environments.stone_intervals_game import alice_total
+from rlve_jax.gym.environments.subset_sum_sequence import nth_power_sum
 from rlve_jax.gym import registry
 from rlve_jax.gym.env import ANSWER_TAGS, FormatError, Problem
 
@@ -106,6 +107,23 @@ def test_countdown_threshold_is_the_best_reachable_value():
 def test_countdown_search_finds_exact_hits_with_many_operands():
     found = ExpressionSearch([3, 7, 9, 11, 2, 5, 8], budget=150_000).closest(200, max_side=5, stop_at_exact=True)
     assert found is not None and Arithmetic(found[1]).value() == 200
+
+
+def test_countdown_chain_hits_the_target_with_parentheses_only_where_needed():
+    assert chain_expression([2, 3, 4], 20, bound=100) == "(2 + 3) * 4"
+    assert chain_expression([2, 3, 4], -1, bound=100) == "4 - (2 + 3)"
+    assert chain_expression([2, 3, 12], 2, bound=100) == "12 / (2 * 3)"
+    assert chain_expression([1, 1], 5, bound=100) is None
+
+
+@pytest.mark.parametrize("difficulty", [8, 19, 40])  # 11, 22 and 43 operands: no meet-in-the-middle split fits
+def test_countdown_reference_hits_the_target_with_many_operands(difficulty):
+    env = registry.make("CountdownClose")
+    for seed in range(5):
+        problem = env.generate_any_level(difficulty, seed)
+        reference = env.reference(problem)
+        assert Arithmetic(reference).value() == problem.data["target"] and problem.pass_threshold == 1.0
+        assert env.verify(problem, f"<answer>{reference}</answer>", ANSWER_TAGS).reward == 1.0
 
 
 # ---------------------------------------------------------------------------
@@ -232,6 +250,16 @@ def test_number_answers_with_validity_checks():
     assert reward("SubsetSumSequence", {"N": 6, "K": 3, "reference": "12"}, "5") == 0.0  # 5 = 12 in base 3
     assert reward("SubsetSumSequence", {"N": 6, "K": 3, "reference": "12"}, "0") == -1.0
 
+
+
+def test_subset_sum_sequence_reads_n_in_bases_above_36():
+    """K reaches 2 + level (42 at level 40), past int()'s largest base, 36."""
+    assert [nth_power_sum(n, 40) for n in range(1, 8)] == [1, 40, 41, 1600, 1601, 1640, 1641]
+    env = registry.make("SubsetSumSequence")
+    problems = [env.generate(40, seed) for seed in range(60)]
+    assert max(p.data["K"] for p in problems) > 36
+    for problem in problems:
+        assert env.verify(problem, f"<answer>{env.reference(problem)}</answer>", ANSWER_TAGS).reward == 1.0
 
 def test_banyan_heart_intersection_over_union():
     data = {"N": 5, "edges": [[2, 5], [5, 3], [1, 5], [5, 4]], "reference": "FTTTF"}
@@ -389,6 +417,23 @@ def test_superset_paths_match_enumeration():
         inner = [p for p in itertools.product(*(submasks(t) for t in target)) if p not in ((0, 0, 0), target)]
         banned = set(rng.sample(inner, rng.randint(0, len(inner)) // 2))
         assert count_paths(target, banned) == walks((0, 0, 0), target, banned)
+        mod = rng.randint(2, 10_000)
+        assert count_paths(target, banned, mod) == walks((0, 0, 0), target, banned) % mod
+        assert list(Inner(Grid(target))) == inner  # the lazy grid the generator samples banned points from
+
+
+def test_superset_paths_take_no_longer_for_targets_with_many_bits():
+    """Level 40, seed 2160 draws a target of 19 bits: 2^19 points below it, each summing over its submasks (6 CPU s
+    for a walk over the grid). The count goes by the banned points instead, at most MAX_O of them, so the largest
+    target of level 40 (24 bits, 16.7 M points) costs no more."""
+    env = registry.make("BannedPointSupersetPathCounting")
+    start = time.process_time()
+    problem = env.generate(40, 2160)
+    assert sum(x.bit_count() for x in problem.data["target"]) == 19
+    target = (255, 255, 255)
+    banned = set(random.Random(0).sample(Inner(Grid(target)), 721))
+    assert count_paths(target, banned, 9973) == count_paths(target, banned) % 9973
+    assert time.process_time() - start < 5.0
 
 
 def test_split_partitions_match_brute_force():

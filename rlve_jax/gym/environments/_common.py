@@ -21,7 +21,7 @@ from bisect import bisect_right
 from collections import deque
 from typing import Any, Callable, ClassVar, Sequence
 
-from rlve_jax.gym.env import FORMAT_ERROR_REWARD, MAX_ANSWER_CHARS, Environment, FormatError, Problem
+from rlve_jax.gym.env import FORMAT_ERROR_REWARD, MAX_ANSWER_CHARS, Environment, FormatError, Problem, long_int_text
 
 # ---------------------------------------------------------------------------
 # Reward conventions
@@ -199,7 +199,8 @@ class CountingEnvironment(Environment):
         return score_count(answer, data["gold"], self.beta, self.positive_only)
 
     def reference(self, problem: Problem) -> str:
-        return str(problem.data["gold"])
+        with long_int_text():  # our own count, however long (`long_answers` lets the verifier read it back)
+            return str(problem.data["gold"])
 
 
 class ModCountingEnvironment(Environment):

@@ -1,6 +1,8 @@
 """BannedPointSupersetPathCounting (held-out): count bit-superset paths in 3D avoiding banned points."""
 
-from itertools import product
+from collections.abc import Sequence
+from functools import lru_cache
+from math import comb, factorial
 
 from rlve_jax.gym.env import Environment
 from rlve_jax.gym.environments._common import grow_1p1, score_mod
@@ -16,22 +18,86 @@ def submasks(x: int) -> list[int]:
         sub = (sub - 1) & x
 
 
-def count_paths(target: tuple[int, int, int], banned: set[tuple[int, int, int]]) -> int:
-    """Exact number of paths from (0,0,0) to target; each step raises one coordinate to a proper superset."""
-    ways: dict[tuple[int, int, int], int] = {}
-    axes = [submasks(t) for t in target]
-    for point in product(*axes):  # ascending in every coordinate: predecessors come first
-        if point in banned:
-            ways[point] = 0
-            continue
-        total = 1 if point == (0, 0, 0) else 0
-        for axis in range(3):
-            coordinate = point[axis]
-            for smaller in submasks(coordinate)[:-1]:  # proper submasks
-                previous = point[:axis] + (smaller,) + point[axis + 1:]
-                total += ways[previous]
-        ways[point] = total
-    return ways[target]
+@lru_cache(maxsize=None)
+def surjections(d: int, k: int) -> int:
+    """Chains of k proper superset steps across d new bits: onto maps from the d bits to the k ordered steps."""
+    return sum((-1) ** j * comb(k, j) * (k - j) ** d for j in range(k + 1))
+
+
+@lru_cache(maxsize=None)
+def free_paths(d1: int, d2: int, d3: int) -> int:
+    """Paths without banned points between two points whose coordinates differ by d1, d2, d3 new bits: the three
+    axes' chains, interleaved."""
+    return sum(factorial(k1 + k2 + k3) // (factorial(k1) * factorial(k2) * factorial(k3))
+               * surjections(d1, k1) * surjections(d2, k2) * surjections(d3, k3)
+               for k1 in range(d1 + 1) for k2 in range(d2 + 1) for k3 in range(d3 + 1))
+
+
+def _between(low: Sequence[int], high: Sequence[int]) -> int | None:
+    """free_paths from low to high, or None when low is not below high on every axis."""
+    if any(a & b != a for a, b in zip(low, high)):
+        return None
+    return free_paths(*((b & ~a).bit_count() for a, b in zip(low, high)))
+
+
+def count_paths(target: tuple[int, int, int], banned: set[tuple[int, int, int]], mod: int | None = None) -> int:
+    """Number of paths from (0,0,0) to target (modulo `mod` if given); each step raises one coordinate to a proper
+    superset and no path visits a banned point.
+
+    By the first banned point a path visits: first[b] counts the paths to b that visit no other banned point, and
+    the answer is the free paths less those that visit one. Quadratic in the banned points (at most MAX_O); a walk
+    over every point below the target grows with 2^(its bits) instead (6 CPU s at level 40, seed 2160).
+    """
+    origin = (0, 0, 0)
+    order = sorted(banned, key=lambda p: sum(x.bit_count() for x in p))  # a point below b has fewer bits
+    first: list[tuple[tuple[int, int, int], int]] = []
+    for b in order:
+        count = _between(origin, b)
+        for a, paths_to_a in first:
+            between = _between(a, b)
+            if between is not None:
+                count -= paths_to_a * between
+        first.append((b, count % mod if mod else count))
+    total = _between(origin, target)
+    for b, paths_to_b in first:
+        between = _between(b, target)
+        if between is not None:
+            total -= paths_to_b * between
+    return total % mod if mod else total
+
+
+class Grid(Sequence):
+    """The points below target (submasks on each axis), in itertools.product's order, without storing them."""
+
+    def __init__(self, target: Sequence[int]):
+        self.axes = [submasks(t) for t in target]
+        self.size = len(self.axes[0]) * len(self.axes[1]) * len(self.axes[2])
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: int) -> tuple[int, int, int]:
+        if not 0 <= index < self.size:
+            raise IndexError(index)
+        xs, ys, zs = self.axes
+        index, z = divmod(index, len(zs))
+        x, y = divmod(index, len(ys))
+        return xs[x], ys[y], zs[z]
+
+
+class Inner(Sequence):
+    """The grid without its first point (0,0,0) and its last (the target)."""
+
+    def __init__(self, grid: Grid):
+        self.grid = grid
+
+    def __len__(self) -> int:
+        return max(0, len(self.grid) - 2)
+
+    def __getitem__(self, index: int) -> tuple[int, int, int]:
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self.grid[index + 1]
 
 
 class BannedPointSupersetPathCounting(Environment):
@@ -43,11 +109,11 @@ class BannedPointSupersetPathCounting(Environment):
     def sample(self, params, rng):
         high = params["MAX_N_M_R"]
         target = tuple(rng.randint(0, high) for _ in range(3))
-        inner = [p for p in product(*(submasks(t) for t in target)) if p not in ((0, 0, 0), target)]
+        inner = Inner(Grid(target))  # every point but (0,0,0) and the target, as a lazy sequence: up to 2^24 points
         count = rng.randint(1, min(params["MAX_O"], len(inner))) if inner else 0
         banned = sorted(rng.sample(inner, count))
         mod = rng.randint(2, 10_000)
-        answer = count_paths(target, set(banned)) % mod
+        answer = count_paths(target, set(banned), mod)
         return {"target": list(target), "banned": [list(p) for p in banned], "mod": mod, "reference": str(answer)}
 
     def prompt(self, data):

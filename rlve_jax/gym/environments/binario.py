@@ -15,26 +15,34 @@ def has_triple(line: str) -> bool:
 
 
 def random_grid_without_triples(rng: random.Random, rows: int, cols: int) -> list[str]:
-    """Randomised backtracking, cell by cell; a cell may not repeat the two cells before it in its row or column."""
-    grid = [[""] * cols for _ in range(rows)]
+    """Randomised backtracking, cell by cell; a cell may not repeat the two cells before it in its row or column.
 
-    def fill(k: int) -> bool:
-        if k == rows * cols:
-            return True
-        r, c = divmod(k, cols)
+    An explicit stack of each cell's shuffled options, not recursion: a 39 x 39 grid is deeper than Python's
+    default recursion limit. The same draws in the same order as the recursive search, so the same grids.
+    """
+    grid = [[""] * cols for _ in range(rows)]
+    untried: list[list[str]] = []  # the options each cell on the search path has left, the next one last
+
+    def enter() -> None:  # reach the next cell: shuffle its options
         options = ["0", "1"]
         rng.shuffle(options)
-        for value in options:
-            if c >= 2 and grid[r][c - 1] == grid[r][c - 2] == value:
-                continue
-            if r >= 2 and grid[r - 1][c] == grid[r - 2][c] == value:
-                continue
-            grid[r][c] = value
-            if fill(k + 1):
-                return True
-        return False
+        untried.append(options[::-1])
 
-    fill(0)
+    enter()
+    while untried:
+        r, c = divmod(len(untried) - 1, cols)
+        if not untried[-1]:  # both values failed here: back to the cell before
+            untried.pop()
+            continue
+        value = untried[-1].pop()
+        if c >= 2 and grid[r][c - 1] == grid[r][c - 2] == value:
+            continue
+        if r >= 2 and grid[r - 1][c] == grid[r - 2][c] == value:
+            continue
+        grid[r][c] = value
+        if len(untried) == rows * cols:
+            break
+        enter()
     return ["".join(row) for row in grid]
 
 

@@ -14,6 +14,7 @@ def seating_probability(n: int, k: int) -> Fraction:
 class Cinema(Environment):
     name = "Cinema"
     long_answers = True  # exact answers outgrow Python's 4,300-digit int/str limit at high levels
+    top_level = 13  # the largest draw of level 14 passes the output budget (tests/test_long_answers.py)
 
     def levels(self, difficulty):
         return [{"MAX_N_K": grow_1p5(4, difficulty)}]

@@ -11,6 +11,8 @@ from bisect import bisect_left
 from collections import Counter
 from fractions import Fraction
 
+import numpy as np
+
 from rlve_jax.gym.environments._formulas import Arithmetic
 from rlve_jax.gym.env import Environment
 from rlve_jax.gym.environments._common import INVALID
@@ -18,6 +20,8 @@ from rlve_jax.gym.environments._common import INVALID
 MAX_OPERAND_CHOICES = (8, 16, 24, 32, 40, 48)
 SEARCHED_OPERANDS = 6  # the best reachable value is precomputed up to this many operands
 VALUE_BUDGET = 150_000  # values tabulated before an exact-hit search for more operands gives up
+MAX_SIDE = 5  # operands per side of that search's splits
+CHAIN_BOUND = 10_000  # partial values of the many-operand reference stay within +-this
 
 
 class _Exhausted(Exception):
@@ -144,6 +148,48 @@ def exact_value(expression: str) -> Fraction:
     return Arithmetic(expression).value()
 
 
+_PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
+
+
+def chain_expression(numbers: list[int], target: int, bound: int) -> str | None:
+    """An expression (((x1 op x2) op x3) ...) in the given order equal to the target, every partial value an
+    integer in [-bound, bound] (exact division only), or None.
+
+    With many operands exact hits abound but a meet-in-the-middle search cannot tabulate them; this one keeps
+    the set of values each prefix reaches (a bit mask over [-bound, bound]) and walks back from the target.
+    """
+    layers = [np.zeros(2 * bound + 1, dtype=bool)]
+    layers[0][numbers[0] + bound] = True
+    for x in numbers[1:]:
+        values = np.flatnonzero(layers[-1]) - bound
+        nonzero = values[values != 0]
+        reached = np.concatenate([values + x, values - x, x - values, values * x, values[values % x == 0] // x,
+                                  x // nonzero[x % nonzero == 0]])
+        layers.append(np.zeros(2 * bound + 1, dtype=bool))
+        layers[-1][reached[np.abs(reached) <= bound] + bound] = True
+    if abs(target) > bound or not layers[-1][target + bound]:
+        return None
+    steps, value = [], target  # (op, x, reversed) from the last number back
+    for x, before in zip(numbers[:0:-1], layers[-2::-1]):
+        options = [(value - x, "+", False), (value + x, "-", False), (x - value, "-", True), (value * x, "/", False)]
+        if value % x == 0:
+            options.append((value // x, "*", False))
+        if value and x % value == 0:
+            options.append((x // value, "/", True))
+        value, op, flipped = next((v, op, f) for v, op, f in options if abs(v) <= bound and before[v + bound])
+        steps.append((op, x, flipped))
+    text, precedence = str(numbers[0]), 3
+    for op, x, flipped in reversed(steps):  # parentheses only where precedence or order needs them
+        if flipped:
+            inner = f"({text})" if precedence <= _PRECEDENCE[op] else text
+            text = f"{x} {op} {inner}"
+        else:
+            inner = f"({text})" if precedence < _PRECEDENCE[op] else text
+            text = f"{inner} {op} {x}"
+        precedence = _PRECEDENCE[op]
+    return text
+
+
 class CountdownClose(Environment):
     name = "CountdownClose"
     size_keys = ("num_operands",)
@@ -197,8 +243,9 @@ class CountdownClose(Environment):
         data = problem.data
         if "reference" in data:
             return data["reference"]
-        found = ExpressionSearch(data["numbers"], budget=VALUE_BUDGET).closest(
-            data["target"], max_side=5, stop_at_exact=True)
-        if found is None or abs(exact_value(found[1]) - data["target"]) != 0:
-            return None
-        return found[1]
+        if len(data["numbers"]) <= 2 * MAX_SIDE:
+            found = ExpressionSearch(data["numbers"], budget=VALUE_BUDGET).closest(
+                data["target"], max_side=MAX_SIDE, stop_at_exact=True)
+            if found is not None and exact_value(found[1]) == data["target"]:
+                return found[1]
+        return chain_expression(data["numbers"], data["target"], bound=CHAIN_BOUND)

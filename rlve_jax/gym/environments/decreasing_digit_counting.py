@@ -11,15 +11,27 @@ from rlve_jax.gym.environments._common import CountingEnvironment, count_output_
 
 
 def count_increasing_numbers(k: int, w: int) -> int:
+    """Each binomial from the previous one (a multiply and a divide), never from scratch: 0.02 s instead of
+    11 s at K = 14."""
     top_digit = 2 ** k - 1
     full, spare_bits = divmod(w, k)
-    total = sum(comb(top_digit, n) for n in range(2, full + 1))
-    total += sum(comb(top_digit - lead, full) for lead in range(1, 2 ** spare_bits))
+    total, term = 0, top_digit  # term = comb(top_digit, n - 1)
+    for n in range(2, full + 1):
+        term = term * (top_digit - n + 1) // n
+        total += term
+    term = comb(top_digit - 1, full)  # comb(top_digit - lead, full), lead = 1, 2, ...
+    for lead in range(1, 2 ** spare_bits):
+        total += term
+        pool = top_digit - lead
+        term = term * (pool - full) // pool if pool > full else 0
     return total
 
 
 class DecreasingDigitCounting(CountingEnvironment):
     name = "DecreasingDigitCounting"
+    # The numbers are subsets of the 2^K - 1 nonzero digits: up to 2^(2^K - 1), 4,932 digits at K = 14 (level 12).
+    long_answers = True
+    top_level = 11  # the largest draw of level 12 passes the output budget (tests/test_long_answers.py)
 
     def levels(self, difficulty):
         max_k = 2 + difficulty

@@ -45,8 +45,20 @@ def enclosing_circle(rng: random.Random, points: list[list[int]]) -> tuple[float
     return circle
 
 
-def collinear(a: list[int], b: list[int], c: list[int]) -> bool:
-    return (b[0] - a[0]) * (c[1] - a[1]) == (b[1] - a[1]) * (c[0] - a[0])
+def on_a_line_with_two(p: list[int], points: list[list[int]]) -> bool:
+    """Whether p lies on a line through two of `points` (none equal to p): two of the directions from p to
+    them, reduced and with one sign, coincide. Linear in the points, where testing every pair is quadratic."""
+    seen = set()
+    for x, y in points:
+        dx, dy = x - p[0], y - p[1]
+        g = math.gcd(dx, dy)
+        dx, dy = dx // g, dy // g
+        if dx < 0 or (dx == 0 and dy < 0):
+            dx, dy = -dx, -dy
+        if (dx, dy) in seen:
+            return True
+        seen.add((dx, dy))
+    return False
 
 
 class SmallestCircle(Environment):
@@ -60,7 +72,7 @@ class SmallestCircle(Environment):
         points: list[list[int]] = []
         while len(points) < n:  # distinct, no three collinear
             p = [rng.randint(0, 2 * n), rng.randint(0, 2 * n)]
-            if p not in points and not any(collinear(a, b, p) for i, a in enumerate(points) for b in points[i + 1:]):
+            if p not in points and not on_a_line_with_two(p, points):
                 points.append(p)
         x, y, r = enclosing_circle(rng, points)
         return {"points": points, "radius": r, "reference": f"{x:.10f} {y:.10f} {r:.10f}"}

@@ -5,8 +5,9 @@ from rlve_jax.gym.env import Environment
 
 
 def nth_power_sum(n: int, k: int) -> int:
-    """The binary digits of N, read as base-K digits."""
-    return int(bin(n)[2:], k)
+    """The binary digits of N, read as base-K digits (by hand: int(text, K) takes no base above 36, and K reaches 42
+    at level 40)."""
+    return sum(k ** i for i, bit in enumerate(reversed(bin(n)[2:])) if bit == "1")
 
 
 def has_binary_digits(value: int, k: int) -> bool:

@@ -1,5 +1,5 @@
-"""TreeChangeOneEdgeDiameter: swap one tree edge for another so the new tree's diameter is smallest or
-largest (the direction is drawn per instance)."""
+"""TreeChangeOneEdgeDiameter: swap one tree edge for another (putting the removed edge back counts) so the new
+tree's diameter is smallest or largest (the direction is drawn per instance)."""
 
 from rlve_jax.gym.environments._common import INF, adjacency, bfs_distances, parse_ints, prufer_tree
 from rlve_jax.gym.environments._graphs import structure_text
@@ -58,9 +58,9 @@ class TreeChangeOneEdgeDiameter(Environment):
         goal = "maximize" if data["maximize"] else "minimize"
         return (
             structure_text("tree", n, data["edges"]) +
-            "Remove exactly one edge (u1, v1) of the tree and add exactly one new edge (u2, v2) so that the result "
-            "is again a tree on all the vertices. The diameter of a tree is the number of edges on its longest "
-            f"path. Your goal is to {goal} the diameter of the resulting tree.\n\n"
+            "Remove exactly one edge (u1, v1) of the tree and add exactly one edge (u2, v2), possibly the removed "
+            "edge itself, so that the result is again a tree on all the vertices. The diameter of a tree is the "
+            f"number of edges on its longest path. Your goal is to {goal} the diameter of the resulting tree.\n\n"
             "Output Format: a single line with four integers `u1 v1 u2 v2` separated by spaces."
         )
 
