@@ -366,21 +366,22 @@ def print_table(header: tuple, rows: list[tuple]) -> None:
         print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
 
 
-def plot(runs: dict, correct: dict, intervals: dict, env_name: str, levels: list[int], out: Path) -> None:
+def plot(runs: dict, level_means: dict, intervals: dict, env_name: str, levels: list[int], out: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, (ratio_ax, h_ax, acc_ax) = plt.subplots(1, 3, figsize=(17, 4.5))
+    color = {row: f"C{i}" for i, row in enumerate(row for row in level_means if row != WARM_ROW)} | {WARM_ROW: "0.4"}
     for arm, dirs in runs.items():
         curves = [series(d, RATIO_KEY) for d in dirs]
         n = min(len(s) for s, _ in curves)
         steps, values = curves[0][0][:n], np.stack([v[:n] for _, v in curves])
         window = max(1, n // 15)  # a running mean over ~n/15 steps: one step's ratio is noisy
         smooth = np.stack([np.convolve(v, np.ones(window) / window, mode="valid") for v in values])
-        line, = ratio_ax.plot(steps[window - 1:], smooth.mean(0), label=arm)
-        ratio_ax.fill_between(steps[window - 1:], smooth.min(0), smooth.max(0), color=line.get_color(), alpha=0.2)
+        ratio_ax.plot(steps[window - 1:], smooth.mean(0), label=arm, color=color[arm])
+        ratio_ax.fill_between(steps[window - 1:], smooth.min(0), smooth.max(0), color=color[arm], alpha=0.2)
     ratio_ax.set(xlabel="step", ylabel="effective prompt ratio (binary key)", ylim=(0, 1.05),
                  title="Informative groups / generated (mean, range over seeds)")
     ratio_ax.legend(fontsize=8)
@@ -390,9 +391,9 @@ def plot(runs: dict, correct: dict, intervals: dict, env_name: str, levels: list
     h_ax.set(xlabel="step", ylabel="upper level h", title="Adaptive arm: h (the paper's rule)")
     h_ax.yaxis.get_major_locator().set_params(integer=True)
     h_ax.legend(fontsize=8)
-    for i, (row, acc) in enumerate(correct.items()):  # acc [seeds, levels, problems]
-        mean, interval = acc.mean((0, 2)), np.array(intervals[row])  # [levels], [levels, 2]
-        acc_ax.errorbar(np.array(levels) + 0.08 * i, mean, marker="o", capsize=3, label=row,
+    for i, (row, means) in enumerate(level_means.items()):
+        mean, interval = np.array(means), np.array(intervals[row])  # [levels], [levels, 2]
+        acc_ax.errorbar(np.array(levels) + 0.08 * i, mean, marker="o", capsize=3, label=row, color=color[row],
                         yerr=np.stack([mean - interval[:, 0], interval[:, 1] - mean]).clip(0))
     acc_ax.set(xlabel="level", ylabel="held-out accuracy (greedy)", ylim=(-0.02, 1.02),
                title="Held-out accuracy per level (95% interval)")
@@ -542,16 +543,18 @@ def main() -> None:
     print_table(("vs", "difference [95% interval]  sign count"),
                 [(arm, difference_cell(correct["adaptive"][:, headline], correct[arm][:, headline]))
                  for arm in arms[1:]])
+    if empty := [lv for lv in levels if not counts[lv]]:  # e.g. Sorting level 0: every list drawn in training
+        print(f"\nno held-out problem at level(s) {empty}: every distinct prompt there is one the runs could draw")
+    levels = [lv for lv in levels if counts[lv]]
     intervals = {row: [bootstrap_interval(acc[:, level_of == lv], rng) for lv in levels]
                  for row, acc in correct.items()}
-    per_level = {row: [float(acc[:, level_of == lv].mean()) for lv in levels] for row, acc in correct.items()}
+    level_means = {row: [float(acc[:, level_of == lv].mean()) for lv in levels] for row, acc in correct.items()}
     print("\nheld-out accuracy per level    " + " ".join(f"{lv:>5}" for lv in levels))
     print(f"{'problems':<30} " + " ".join(f"{counts[lv]:>5}" for lv in levels))
     for row in correct:
-        print(f"{row:<30} " + " ".join(f"{a:5.2f}" for a in per_level[row]))
-    plot({arm: runs[arm] for arm in arms if arm != "static-oracle" or twin is None},
-         {row: np.stack([acc[:, level_of == lv] for lv in levels], 1) for row, acc in correct.items()},
-         intervals, env_name, levels, workdir / "adaptive_vs_static.png")
+        print(f"{row:<30} " + " ".join(f"{a:5.2f}" for a in level_means[row]))
+    plot({arm: runs[arm] for arm in arms if arm != "static-oracle" or twin is None}, level_means, intervals, env_name,
+         levels, workdir / "adaptive_vs_static.png")
     wall, cpu = time.perf_counter() - start, cpu_seconds()
     print(f"figure: {workdir / 'adaptive_vs_static.png'}; wall time {wall:.0f} s, CPU time {cpu:.0f} s "
           f"(user + system, with the pool's workers)")
@@ -560,7 +563,7 @@ def main() -> None:
         "rows": rows,
         "go_no_go": {seed: {"warm_start": warm_of[seed], "failures": failed[seed]} for seed in seeds},
         "probes": probes,
-        "held_out_counts": counts, "per_level": per_level, "wall_s": wall, "cpu_s": cpu}, indent=1, default=float))
+        "held_out_counts": counts, "per_level": level_means, "wall_s": wall, "cpu_s": cpu}, indent=1, default=float))
 
 
 if __name__ == "__main__":
